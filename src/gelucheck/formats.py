@@ -1,0 +1,129 @@
+"""Binary floating-point formats: their parameters, bit views and value enumeration.
+
+gelucheck owns these descriptors because ``np.finfo(bfloat16)`` fails in ml_dtypes 0.6 and
+NumPy's ulp helpers reject bfloat16 (design.md, Formats).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Format:
+    name: str
+    precision: int  # p: significand bits, the implicit bit included
+    exponent_bits: int
+    bits: int
+    dtype: np.dtype
+    uint: np.dtype  # the unsigned integer type of the same width, for bit views
+
+    @property
+    def emax(self) -> int:
+        return (1 << (self.exponent_bits - 1)) - 1
+
+    @property
+    def emin(self) -> int:
+        """Exponent of the smallest normal number."""
+        return 1 - self.emax
+
+    @property
+    def quantum_exponent(self) -> int:
+        """Exponent of the smallest subnormal: the spacing below 2**emin."""
+        return self.emin - self.precision + 1
+
+    @property
+    def max_finite(self) -> float:
+        return float(self.from_bits(self._max_finite_bits))
+
+    @property
+    def smallest_subnormal(self) -> float:
+        return float(self.from_bits(1))
+
+    @property
+    def smallest_normal(self) -> float:
+        return 2.0**self.emin
+
+    @property
+    def _max_finite_bits(self) -> int:
+        fraction_bits = self.precision - 1
+        largest_exponent_field = (1 << self.exponent_bits) - 2
+        return (largest_exponent_field << fraction_bits) | ((1 << fraction_bits) - 1)
+
+    @property
+    def sign_bit(self) -> int:
+        return 1 << (self.bits - 1)
+
+    def bits_of(self, values) -> np.ndarray:
+        """The encodings of ``values`` (converted to this format) as unsigned integers."""
+        return np.asarray(values, dtype=self.dtype).view(self.uint)
+
+    def from_bits(self, bits) -> np.ndarray:
+        return np.asarray(bits, dtype=self.uint).view(self.dtype)
+
+    def hex(self, value) -> str:
+        """The encoding of one value as fixed-width hex, e.g. ``0xbf400000``."""
+        return f"0x{int(self.bits_of(value).reshape(-1)[0]):0{self.bits // 4}x}"
+
+    def all_finite(self) -> np.ndarray:
+        """Every finite value of a 16-bit format, in increasing order (-0 before +0)."""
+        if self.bits > 16:
+            raise ValueError(f"{self.name} has too many values to enumerate; sample it instead")
+        top = self.sign_bit
+        positive = np.arange(0, self._max_finite_bits + 1, dtype=np.uint32)
+        ordered = np.concatenate([(positive[::-1] | top), positive]).astype(self.uint)
+        return self.from_bits(ordered)
+
+    def next_up(self, values) -> np.ndarray:
+        return self.step(values, 1)
+
+    def next_down(self, values) -> np.ndarray:
+        return self.step(values, -1)
+
+    def step(self, values, count) -> np.ndarray:
+        """The value ``count`` representable values away (broadcasting). +0 and -0 count as
+        one value; stepping past the largest finite value gives inf; inf and NaN stay put."""
+        values = np.asarray(values, dtype=self.dtype)
+        stepped = _from_ordinal(self, _ordinal(self, values) + np.asarray(count, np.int64))
+        return np.where(np.isfinite(values), stepped, values).astype(self.dtype)
+
+    def torch_dtype(self):
+        """The matching torch dtype; raises ImportError where torch is not installed."""
+        import torch
+
+        return getattr(torch, self.name)
+
+
+def _ordinal(fmt: Format, values: np.ndarray) -> np.ndarray:
+    """Map encodings onto signed integers that increase with the value (-0 and +0 both to 0)."""
+    bits = fmt.bits_of(values).astype(np.uint64)
+    magnitude = (bits & np.uint64(fmt.sign_bit - 1)).astype(np.int64)
+    return np.where(bits & np.uint64(fmt.sign_bit), -magnitude, magnitude)
+
+
+def _from_ordinal(fmt: Format, ordinal: np.ndarray) -> np.ndarray:
+    magnitude = np.abs(ordinal).astype(np.uint64)
+    bits = np.where(ordinal < 0, magnitude | np.uint64(fmt.sign_bit), magnitude)
+    return fmt.from_bits(bits.astype(fmt.uint))
+
+
+FLOAT16 = Format("float16", 11, 5, 16, np.dtype(np.float16), np.dtype(np.uint16))
+BFLOAT16 = Format("bfloat16", 8, 8, 16, np.dtype(ml_dtypes.bfloat16), np.dtype(np.uint16))
+FLOAT32 = Format("float32", 24, 8, 32, np.dtype(np.float32), np.dtype(np.uint32))
+FLOAT64 = Format("float64", 53, 11, 64, np.dtype(np.float64), np.dtype(np.uint64))
+
+FORMATS: dict[str, Format] = {f.name: f for f in (FLOAT16, BFLOAT16, FLOAT32, FLOAT64)}
+
+
+def get_format(name: str | Format) -> Format:
+    """Look a format up by name, with an error that lists the valid names."""
+    if isinstance(name, Format):
+        return name
+    try:
+        return FORMATS[name]
+    except KeyError:
+        raise ValueError(
+            f"unknown dtype {name!r}; valid choices: {', '.join(FORMATS)}"
+        ) from None

@@ -1,0 +1,140 @@
+"""The reference of record: Φ, GELU and its tanh form in mpmath, correctly rounded (Ziv's loop).
+
+Each value is computed at a working precision, then rounded into the format from both ends of
+an error band around it; only when both ends agree is the rounding decision proven safe for
+that band, otherwise the precision doubles.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import mpmath
+from mpmath import mp
+
+from ..formats import FLOAT64, Format
+from ..functions import check_function
+from .rounding import residual_ulps, round_exact
+
+START_PRECISION = 128
+MAX_PRECISION = 8192
+# mpmath's elementary and erfc results are good to a few ulps of the working precision; the
+# compositions below add a few more roundings. 2**-(prec-24) is a wide margin on top.
+ERROR_BITS_LOST = 24
+
+# The tanh form's cubic coefficient is the decimal 0.044715, not its nearest double.
+TANH_CUBIC = "0.044715"
+
+
+def phi(x):
+    return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
+
+
+def gelu(x):
+    return x * phi(x)
+
+
+def gelu_tanh(x):
+    # 0.5·x·(1 + tanh(u)) = x / (1 + exp(-2u)): no cancellation for negative u.
+    u = mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf(TANH_CUBIC) * x**3)
+    return x / (1 + mpmath.exp(-2 * u))
+
+
+def phi_prime(x):
+    return mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mpmath.pi)
+
+
+def gelu_prime(x):
+    return phi(x) + x * phi_prime(x)
+
+
+def gelu_tanh_prime(x):
+    return mpmath.diff(gelu_tanh, x)
+
+
+MP_FUNCTIONS = {"phi": phi, "gelu": gelu, "gelu_tanh": gelu_tanh}
+MP_DERIVATIVES = {"phi": phi_prime, "gelu": gelu_prime, "gelu_tanh": gelu_tanh_prime}
+
+
+def evaluate(function: str, x: float, prec: int = START_PRECISION) -> mpmath.mpf:
+    """The function at the binary value x, at ``prec`` bits."""
+    fn = MP_FUNCTIONS[check_function(function)]
+    with mp.workprec(prec):
+        return fn(mpmath.mpf(x))
+
+
+def man_exp(value) -> tuple[int, int]:
+    sign, man, exp, _ = value._mpf_
+    if not man:
+        return 0, 0
+    return (-man if sign else man), exp
+
+
+@dataclass(frozen=True)
+class Rounded:
+    bits: int  # the correctly rounded encoding in the target format
+    float64_bits: int  # the correctly rounded float64 of the exact value
+    residual: float  # (exact - rounded) / ulp(exact), in the target format's ulps
+    precision: int  # the working precision at which the decision was proven safe
+
+
+def _signed_zero(function: str, x: float, fmt: Format) -> bool:
+    """GELU(-0) = -0·Φ(-0) = -0: mpmath has no signed zero, IEEE does."""
+    return function != "phi" and x == 0 and str(x).startswith("-")
+
+
+# From |x| = 64 on every function has saturated: Q(x) = 1 - Φ(|x|) < exp(-x²/2) < 2**-2954, and
+# the tanh form's exp(-2u) is smaller still. The correctly rounded result is x, 1 or a zero in
+# every format, and the residual - at most 2**-2954 * 2**1074 ulps even at the float64 subnormal
+# quantum - rounds to ±0 in float64. (mpmath's erfc also slows to minutes near |x| = 1e5.)
+SATURATION = 64.0
+
+
+def _saturated(function: str, x: float, fmt: Format) -> Rounded:
+    negative = x < 0
+    if function == "phi":
+        value = 0.0 if negative else 1.0
+    else:
+        value = -0.0 if negative else x
+    residual = 0.0 if negative else -0.0
+    return Rounded(int(fmt.bits_of(value)), int(FLOAT64.bits_of(value)), residual, 0)
+
+
+def correctly_rounded(function: str, x: float, fmt: Format) -> Rounded:
+    if abs(x) >= SATURATION:
+        return _saturated(check_function(function), x, fmt)
+    prec = START_PRECISION
+    while prec <= MAX_PRECISION:
+        man, exp = man_exp(evaluate(function, x, prec))
+        if man == 0:  # exact zero: GELU(±0)
+            sign = fmt.sign_bit if _signed_zero(function, x, fmt) else 0
+            sign64 = FLOAT64.sign_bit if sign else 0
+            return Rounded(sign, sign64, 0.0, prec)
+        slack = prec - ERROR_BITS_LOST
+        band = abs(man)  # |v| * 2**-slack, in units of 2**(exp - slack)
+        lo, hi = (man << slack) - band, (man << slack) + band
+        ends = {round_exact(lo, exp - slack, f) == round_exact(hi, exp - slack, f)
+                for f in {fmt, FLOAT64}}
+        if ends == {True}:
+            bits = round_exact(man, exp, fmt)
+            return Rounded(bits, round_exact(man, exp, FLOAT64),
+                           residual_ulps(man, exp, bits, fmt), prec)
+        prec *= 2
+    raise ArithmeticError(f"{function}({x!r}) could not be rounded safely at {MAX_PRECISION} bits")
+
+
+def _argmin(derivative, start: str, digits: int):
+    with mp.workdps(digits):
+        return mpmath.findroot(derivative, mpmath.mpf(start))
+
+
+def gelu_minimum(digits: int = 40):
+    """(x*, GELU(x*)) of the negative minimum, solved from GELU'(x) = 0."""
+    with mp.workdps(digits):
+        x = _argmin(gelu_prime, "-0.75", digits)
+        return x, gelu(x)
+
+
+def gelu_tanh_minimum(digits: int = 40):
+    with mp.workdps(digits):
+        x = _argmin(gelu_tanh_prime, "-0.75", digits)
+        return x, gelu_tanh(x)

@@ -1,0 +1,159 @@
+"""Reading and writing the reference data in ``reference/``: one .npz per format, a manifest.
+
+Each file holds, per input (``x``, bit patterns) and function, the correctly rounded value
+(``<fn>.rounded``, bit patterns), the exact value correctly rounded to float64 (``<fn>.exact``)
+and the exact value's distance from the rounded one in the format's ulps (``<fn>.residual``):
+float64 inputs need that residual, since no float64 carries their exact value.
+The zip is written with fixed timestamps so that a rebuild reproduces it byte for byte, and
+the manifest holds a checksum per block of entries, so that an edit can be located.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from ..formats import FORMATS, Format, get_format
+from ..functions import FUNCTIONS
+
+BLOCK = 4096
+MANIFEST = "manifest.json"
+FIELDS = ("rounded", "exact", "residual")
+
+
+class ReferenceError(Exception):
+    """Reference data that is missing, unreadable or does not match its manifest."""
+
+
+def default_directory() -> Path:
+    """``$GELUCHECK_REFERENCE``, else the ``reference/`` folder of this source checkout."""
+    env = os.environ.get("GELUCHECK_REFERENCE")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parents[3] / "reference"
+
+
+def file_name(fmt: Format) -> str:
+    return f"{fmt.name}.npz"
+
+
+@dataclass
+class Table:
+    """The reference data of one format."""
+
+    fmt: Format
+    arrays: dict[str, np.ndarray]
+
+    @property
+    def x(self) -> np.ndarray:
+        return self.fmt.from_bits(self.arrays["x"])
+
+    def rounded(self, function: str) -> np.ndarray:
+        return self.fmt.from_bits(self.arrays[f"{function}.rounded"])
+
+    def exact(self, function: str) -> np.ndarray:
+        return self.arrays[f"{function}.exact"]
+
+    def residual(self, function: str) -> np.ndarray:
+        return self.arrays[f"{function}.residual"]
+
+    def __len__(self) -> int:
+        return len(self.arrays["x"])
+
+
+def array_names() -> list[str]:
+    return ["x"] + [f"{fn}.{field}" for fn in FUNCTIONS for field in FIELDS]
+
+
+def write_table(table: Table, directory: Path) -> dict:
+    """Write one format's file deterministically; returns its manifest entry."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / file_name(table.fmt)
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        for name in array_names():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, np.ascontiguousarray(table.arrays[name]),
+                                      allow_pickle=False)
+            info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, buffer.getvalue())
+    return {
+        "sha256": _sha256(path.read_bytes()),
+        "bytes": path.stat().st_size,
+        "entries": len(table),
+        "block": BLOCK,
+        "arrays": {name: _block_hashes(table.arrays[name]) for name in array_names()},
+    }
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _block_hashes(array: np.ndarray) -> list[str]:
+    data = np.ascontiguousarray(array)
+    return [_sha256(data[i:i + BLOCK].tobytes())[:16] for i in range(0, max(len(data), 1), BLOCK)]
+
+
+def read_manifest(directory: Path | None = None) -> dict:
+    directory = Path(directory or default_directory())
+    path = directory / MANIFEST
+    if not path.exists():
+        raise ReferenceError(f"{path}: missing; regenerate with `gelucheck reference build`")
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ReferenceError(f"{path}: not valid JSON ({exc})") from None
+
+
+def write_manifest(manifest: dict, directory: Path) -> None:
+    (directory / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+
+def load(dtype: str | Format, directory: Path | None = None) -> Table:
+    """The reference data of one format, checked structurally (not against the manifest)."""
+    fmt = get_format(dtype)
+    path = Path(directory or default_directory()) / file_name(fmt)
+    if not path.exists():
+        raise ReferenceError(f"{path}: missing; regenerate with "
+                             f"`gelucheck reference build --dtype {fmt.name}`")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {name: npz[name] for name in npz.files}
+    except Exception as exc:  # noqa: BLE001 - a damaged zip raises many kinds of error
+        raise ReferenceError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+    missing = [name for name in array_names() if name not in arrays]
+    if missing:
+        raise ReferenceError(f"{path}: lacks arrays {missing}")
+    lengths = {name: len(a) for name, a in arrays.items()}
+    if len(set(lengths.values())) != 1:
+        raise ReferenceError(f"{path}: arrays of different lengths {lengths}")
+    return Table(fmt, arrays)
+
+
+def first_changed_entry(table: Table, entry: dict) -> tuple[str, int] | None:
+    """The first (array, index) whose block checksum differs from the manifest entry."""
+    for name in array_names():
+        stored = entry["arrays"].get(name, [])
+        actual = _block_hashes(table.arrays[name])
+        for block, (want, have) in enumerate(zip(stored, actual)):
+            if want != have:
+                return name, block * entry["block"]
+        if len(stored) != len(actual):
+            return name, min(len(stored), len(actual)) * entry["block"]
+    return None
+
+
+def file_checksum(dtype: str | Format, directory: Path | None = None) -> str:
+    path = Path(directory or default_directory()) / file_name(get_format(dtype))
+    return _sha256(path.read_bytes())
+
+
+def known_formats() -> list[str]:
+    return list(FORMATS)

@@ -1,0 +1,141 @@
+"""``gelucheck reference verify``: the stored data against its manifest, mpmath and Arb."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from ..formats import FORMATS, get_format
+from ..functions import FUNCTIONS
+from . import arbref, store
+from .build import compute_table
+
+DEFAULT_SUBSET = 300  # inputs per format re-derived without --full
+
+
+@dataclass
+class Mismatch:
+    file: str
+    what: str
+    x_hex: str
+    stored: str
+    expected: str
+
+    def __str__(self) -> str:
+        return (f"{self.file}: {self.what} at x={self.x_hex}: stored {self.stored}, "
+                f"expected {self.expected}")
+
+
+@dataclass
+class Report:
+    problems: list[str] = field(default_factory=list)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)  # format -> inputs re-derived
+    arb_certified: dict[str, int] = field(default_factory=dict)  # format -> values proven
+    arb_uncertified: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.mismatches
+
+
+def _describe(fmt, name: str, values: np.ndarray, i: int) -> str:
+    if name.endswith(".rounded"):
+        v = fmt.from_bits(values[i])
+        return f"{float(v)!r} ({fmt.hex(v)})"
+    return repr(float(values[i]))
+
+
+def compare(table: store.Table, fresh: store.Table, indices: np.ndarray, file: str,
+            limit: int = 10) -> list[Mismatch]:
+    """Stored vs freshly derived values at ``indices`` (fresh is computed at exactly those)."""
+    fmt = table.fmt
+    out = []
+    for name in store.array_names()[1:]:
+        stored, expected = table.arrays[name][indices], fresh.arrays[name]
+        if name.endswith(".rounded"):
+            bad = stored != expected
+        else:  # float arrays: equal bit for bit (NaN never occurs in the data)
+            bad = stored.view(np.uint64) != expected.view(np.uint64)
+        for j in np.flatnonzero(bad)[:limit]:
+            out.append(Mismatch(file, name, fmt.hex(fmt.from_bits(table.arrays["x"][indices[j]])),
+                                _describe(fmt, name, stored, j),
+                                _describe(fmt, name, expected, j)))
+    out.sort(key=lambda m: int(m.x_hex, 16))
+    return out[:limit]
+
+
+def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path | None = None,
+           workers: int = 2, arb: bool = True, progress: bool = True, seed: int = 0) -> Report:
+    directory = Path(directory or store.default_directory())
+    report = Report()
+    try:
+        manifest = store.read_manifest(directory)
+    except store.ReferenceError as exc:
+        report.problems.append(str(exc))
+        return report
+    for fmt in [get_format(d) for d in (dtypes or FORMATS)]:
+        name = store.file_name(fmt)
+        entry = manifest.get("files", {}).get(name)
+        if entry is None:
+            report.problems.append(f"{name}: not in the manifest")
+            continue
+        try:
+            table = store.load(fmt, directory)
+        except store.ReferenceError as exc:
+            report.problems.append(str(exc))
+            continue
+        if store.file_checksum(fmt, directory) != entry["sha256"]:
+            report.problems.append(_locate_edit(table, entry, name, workers))
+            continue
+        if full:
+            indices = np.arange(len(table))
+        else:
+            rng = np.random.default_rng(seed)
+            indices = np.sort(rng.choice(len(table), min(DEFAULT_SUBSET, len(table)),
+                                         replace=False))
+        fresh = compute_table(fmt, table.x[indices], workers, progress,
+                              label=f"verify {fmt.name}")
+        report.mismatches += compare(table, fresh, indices, name)
+        report.checked[fmt.name] = len(indices)
+        if arb and arbref.available():
+            _arb_check(table, indices, name, report)
+    return report
+
+
+def _locate_edit(table: store.Table, entry: dict, name: str, workers: int) -> str:
+    """Name the first entry that differs from what the manifest recorded."""
+    changed = store.first_changed_entry(table, entry)
+    if changed is None:
+        return f"{name}: checksum differs from the manifest (file rewritten, same contents?)"
+    array, start = changed
+    block = np.arange(start, min(start + entry["block"], len(table)))
+    if len(block):
+        fresh = compute_table(table.fmt, table.x[block], workers, progress=False)
+        found = compare(table, fresh, block, name, limit=1)
+        if found:
+            return f"{found[0]} (checksum mismatch)"
+    return (f"{name}: checksum mismatch; array {array!r} changed in entries "
+            f"{start}..{start + entry['block'] - 1}")
+
+
+def _arb_check(table: store.Table, indices: np.ndarray, name: str, report: Report) -> None:
+    fmt = table.fmt
+    certified, uncertified = 0, []
+    xs = table.x[indices]
+    for fn in FUNCTIONS:
+        stored = table.arrays[f"{fn}.rounded"][indices]
+        for x, s in zip(xs, stored):
+            proven = arbref.certify(fn, float(x), fmt)
+            if proven is None:
+                uncertified.append(f"{fn}({fmt.hex(x)})")
+            elif proven != int(s):
+                report.mismatches.append(Mismatch(
+                    name, f"{fn}.rounded vs Arb", fmt.hex(x),
+                    f"{float(fmt.from_bits(s))!r} ({fmt.hex(fmt.from_bits(s))})",
+                    f"{float(fmt.from_bits(proven))!r} ({fmt.hex(fmt.from_bits(proven))})"))
+            else:
+                certified += 1
+    report.arb_certified[fmt.name] = certified
+    report.arb_uncertified[fmt.name] = uncertified

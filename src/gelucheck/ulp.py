@@ -1,0 +1,114 @@
+"""The ulp metric of design.md: |y - v| / ulp(v), ulp(v) = 2**(max(e, emin) - p + 1),
+e = floor(log2|v|). 0.5 is the bound of correct rounding; fractions matter.
+
+``exact`` is a float64 array for the 16- and 32-bit formats (53 bits carry the fraction of
+their ulps far beyond need). No float64 carries the exact value of a float64 result, so for
+float64 ``exact`` is an :class:`Exact`: the correctly rounded value plus its residual in ulps,
+which stays exact in the subnormal range, where the low half of a double-double underflows.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .formats import Format, get_format
+
+
+@dataclass(frozen=True)
+class Exact:
+    """v = rounded + residual * ulp(v), residual in [-1/2, 1/2]."""
+
+    rounded: np.ndarray  # float64 values, each representable in the format
+    residual: np.ndarray
+
+    def __post_init__(self):
+        object.__setattr__(self, "rounded", np.asarray(self.rounded, dtype=np.float64))
+        object.__setattr__(self, "residual", np.asarray(self.residual, dtype=np.float64))
+
+    def __getitem__(self, index) -> Exact:
+        return Exact(self.rounded[index], self.residual[index])
+
+
+def _ulp_exponent(magnitude_exponent: np.ndarray, fmt: Format) -> np.ndarray:
+    return np.maximum(magnitude_exponent, fmt.emin) - fmt.precision + 1
+
+
+def _floor_log2(v: np.ndarray) -> np.ndarray:
+    """floor(log2|v|) exactly (frexp, not log2), with 0 mapped below every emin."""
+    mantissa, exponent = np.frexp(v)
+    return np.where(mantissa == 0, -1 << 20, exponent - 1)
+
+
+def ulp(v, fmt: str | Format) -> np.ndarray:
+    """ulp(v) in fmt; inf for infinite v, NaN for NaN."""
+    fmt = get_format(fmt)
+    v = np.asarray(v, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        finite = np.ldexp(1.0, _ulp_exponent(_floor_log2(np.where(np.isfinite(v), v, 1.0)), fmt))
+    return np.where(np.isfinite(v), finite, np.abs(v))
+
+
+def _ulp_of_exact(exact: Exact, fmt: Format) -> np.ndarray:
+    r = np.where(np.isfinite(exact.rounded), exact.rounded, 1.0)
+    e = _floor_log2(r)
+    mantissa = np.frexp(r)[0]
+    # v just inside a binade below the power of two it rounded up to: ulp of the lower binade.
+    below = (np.abs(mantissa) == 0.5) & (exact.residual * np.sign(r) < 0)
+    return np.ldexp(1.0, _ulp_exponent(np.where(below, e - 1, e), fmt))
+
+
+def _scaled_difference(y: np.ndarray, r: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """(y - r) / unit without spurious overflow when y and r are huge and of opposite signs."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = (y - r) / unit
+        halved = (y * 0.5 - r * 0.5) / unit * 2
+    return np.where(np.isinf(d) & np.isfinite(y) & np.isfinite(r), halved, d)
+
+
+def _special(y: np.ndarray, v: np.ndarray, err: np.ndarray) -> np.ndarray:
+    """Infinite error for NaN or inf where the exact value is a finite number, and vice versa."""
+    nan_ok = np.isnan(v) & np.isnan(y)
+    inf_ok = np.isinf(v) & (y == v)
+    finite_ok = np.isfinite(v) & np.isfinite(y)
+    err = np.where(finite_ok, err, np.inf)
+    return np.where(nan_ok | inf_ok, 0.0, err)
+
+
+def _as_float64(values) -> np.ndarray:
+    return np.asarray(values).astype(np.float64)
+
+
+def ulp_error(computed, exact, fmt: str | Format) -> np.ndarray:
+    """|computed - exact| / ulp(exact) in fmt, elementwise; inf for a wrong inf or NaN."""
+    fmt = get_format(fmt)
+    y = _as_float64(computed)
+    if isinstance(exact, Exact):
+        unit = _ulp_of_exact(exact, fmt)
+        with np.errstate(invalid="ignore"):
+            err = np.abs(_scaled_difference(y, exact.rounded, unit) - exact.residual)
+        return _special(y, exact.rounded, err)
+    if fmt.bits == 64:
+        raise TypeError("float64 needs an Exact (rounded, residual) reference: no float64 "
+                        "array carries more than 53 bits")
+    v = _as_float64(exact)
+    err = np.abs(_scaled_difference(y, v, ulp(v, fmt)))
+    return _special(y, v, err)
+
+
+def abs_error(computed, exact) -> np.ndarray:
+    """|computed - exact| in float64 (inf where ulp_error is infinite)."""
+    y = _as_float64(computed)
+    if isinstance(exact, Exact):
+        v = exact.rounded
+        unit = _ulp_of_exact(exact, _FLOAT64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.abs((y - v) - exact.residual * unit)
+    else:
+        v = _as_float64(exact)
+        with np.errstate(invalid="ignore", over="ignore"):
+            err = np.abs(y - v)
+    return _special(y, v, err)
+
+
+_FLOAT64 = get_format("float64")

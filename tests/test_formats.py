@@ -1,0 +1,62 @@
+import numpy as np
+import pytest
+
+from gelucheck.formats import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, get_format
+
+
+@pytest.mark.parametrize("fmt, p, emin, emax, largest, tiny", [
+    (FLOAT16, 11, -14, 15, 65504.0, 2.0**-24),
+    (BFLOAT16, 8, -126, 127, (2 - 2.0**-7) * 2.0**127, 2.0**-133),
+    (FLOAT32, 24, -126, 127, (2 - 2.0**-23) * 2.0**127, 2.0**-149),
+    (FLOAT64, 53, -1022, 1023, np.finfo(np.float64).max, 2.0**-1074),
+])
+def test_parameters_match_ieee_by_hand(fmt, p, emin, emax, largest, tiny):
+    assert (fmt.precision, fmt.emin, fmt.emax) == (p, emin, emax)
+    assert fmt.max_finite == largest
+    assert fmt.smallest_subnormal == tiny
+    assert fmt.smallest_normal == 2.0**emin
+
+
+@pytest.mark.parametrize("fmt", [FLOAT16, BFLOAT16])
+def test_every_finite_value_in_order(fmt):
+    values = fmt.all_finite()
+    # 2**16 encodings less the 2 * 2**(p-1) with an all-ones exponent field (inf and NaN)
+    assert len(values) == 2**16 - 2 ** fmt.precision
+    as64 = values.astype(np.float64)
+    assert np.all(np.isfinite(as64))
+    assert np.all(np.diff(as64) >= 0)
+    assert len(np.unique(fmt.bits_of(values))) == len(values)
+
+
+def test_all_finite_refuses_wide_formats():
+    with pytest.raises(ValueError, match="sample"):
+        FLOAT32.all_finite()
+
+
+@pytest.mark.parametrize("fmt", list(FORMATS.values()))
+def test_neighbours(fmt):
+    one = np.asarray(1.0, dtype=fmt.dtype)
+    assert float(fmt.next_up(one)) == 1 + 2.0 ** (1 - fmt.precision)
+    assert float(fmt.next_down(one)) == 1 - 2.0 ** -fmt.precision
+    assert float(fmt.next_up(np.asarray(0.0, fmt.dtype))) == fmt.smallest_subnormal
+    assert float(fmt.next_down(np.asarray(0.0, fmt.dtype))) == -fmt.smallest_subnormal
+    assert float(fmt.next_up(np.asarray(fmt.max_finite, fmt.dtype))) == np.inf
+    assert float(fmt.next_down(np.asarray(-np.inf, fmt.dtype))) == -np.inf
+
+
+def test_bit_views_and_hex():
+    assert FLOAT32.hex(-0.75) == "0xbf400000"
+    assert BFLOAT16.hex(1.0) == "0x3f80"
+    assert FLOAT16.hex(65504.0) == "0x7bff"
+    assert FLOAT64.hex(-0.0) == "0x8000000000000000"
+    assert float(BFLOAT16.from_bits(0x3f80)) == 1.0
+
+
+def test_unknown_dtype_lists_the_valid_names():
+    with pytest.raises(ValueError, match="float16, bfloat16, float32, float64"):
+        get_format("float8")
+
+
+def test_torch_dtype_when_installed():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    assert BFLOAT16.torch_dtype() is torch.bfloat16

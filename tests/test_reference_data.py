@@ -1,0 +1,162 @@
+"""The stored reference data: matches its manifest, covers what design.md asks, agrees with a
+fresh mpmath evaluation and with Arb, and a damaged copy is caught and located."""
+import shutil
+import zipfile
+
+import numpy as np
+import pytest
+
+from gelucheck.formats import FORMATS, get_format
+from gelucheck.reference import arbref, mpref, store
+from gelucheck.reference.build import compute_table
+from gelucheck.reference.verify import compare, verify
+
+ALL = list(FORMATS)
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return store.read_manifest()
+
+
+@pytest.fixture(scope="module", params=ALL)
+def table(request):
+    return store.load(request.param)
+
+
+def test_files_match_the_manifest(manifest):
+    for name in ALL:
+        entry = manifest["files"][store.file_name(get_format(name))]
+        assert store.file_checksum(name) == entry["sha256"], name
+        assert len(store.load(name)) == entry["entries"]
+    assert manifest["mpmath"] and manifest["command"].startswith("gelucheck reference build")
+    assert manifest["working_precision_bits"]["start"] >= 128
+
+
+def test_total_size_is_compact():
+    total = sum(p.stat().st_size for p in store.default_directory().iterdir())
+    assert total < 30 * 2**20
+
+
+def test_coverage(table):
+    fmt, x = table.fmt, table.x.astype(np.float64)
+    if fmt.bits == 16:
+        assert np.array_equal(table.arrays["x"], fmt.bits_of(fmt.all_finite()))
+        return
+    assert len(table) >= {"float32": 100_000, "float64": 20_000}[fmt.name]
+    fields = (table.arrays["x"].astype(np.uint64) >> np.uint64(fmt.precision - 1)) & np.uint64(
+        (1 << fmt.exponent_bits) - 1)
+    for sign in (1, -1):
+        present = set(fields[np.sign(x) == sign].tolist()) | ({0} if sign else set())
+        assert present >= set(range((1 << fmt.exponent_bits) - 1)), "a binade is missing"
+    assert np.count_nonzero(np.abs(x) <= 15) >= 20_000 if fmt.bits == 32 else 4_000
+    star = float(np.asarray(-0.75179152469356445746, dtype=fmt.dtype))
+    near = np.abs(x - star) <= 1e-3
+    assert star in x and np.count_nonzero(near) > 100
+    for edge in (fmt.max_finite, -fmt.max_finite, fmt.smallest_subnormal):
+        assert edge in x
+
+
+def test_rounded_and_exact_are_consistent(table):
+    """The stored exact float64 rounds to the stored value, except within a hair of a tie.
+
+    There, narrowing a float64 double-rounds (design.md): GELU(x) for a tiny subnormal x is
+    x/2 less about x²/2.5, whose float64 is the tie x/2 itself; and ml_dtypes narrows a
+    float64 to bfloat16 through float32. That is why the reference rounds from mpmath directly.
+    """
+    fmt = table.fmt
+    for fn in ("phi", "gelu", "gelu_tanh"):
+        residual = table.residual(fn)
+        assert np.all(np.abs(residual) <= 0.5)
+        if fmt.bits < 64:
+            narrowed = fmt.bits_of(np.asarray(table.exact(fn), dtype=fmt.dtype))
+            differ = narrowed != table.arrays[f"{fn}.rounded"]
+            assert np.all(np.abs(residual[differ]) > 0.5 - 2.0**-16), fn
+            assert np.count_nonzero(differ) < 0.01 * len(table)
+
+
+def test_random_subset_against_fresh_mpmath(table):
+    rng = np.random.default_rng(7)
+    idx = np.sort(rng.choice(len(table), 60, replace=False))
+    fresh = compute_table(table.fmt, table.x[idx], workers=1, progress=False)
+    assert compare(table, fresh, idx, table.fmt.name) == []
+
+
+def test_random_subset_against_arb(table):
+    pytest.importorskip("flint", reason="python-flint (Arb) is not installed")
+    rng = np.random.default_rng(11)
+    fmt = table.fmt
+    for i in rng.choice(len(table), 150, replace=False):
+        for fn in ("phi", "gelu", "gelu_tanh"):
+            x = float(table.x[i])
+            assert arbref.certify(fn, x, fmt) == int(table.arrays[f"{fn}.rounded"][i]), (fn, x)
+
+
+@pytest.fixture
+def copy(tmp_path):
+    for path in store.default_directory().iterdir():
+        shutil.copy(path, tmp_path / path.name)
+    return tmp_path
+
+
+def test_verify_passes_on_the_stored_data():
+    report = verify(["float16"], directory=None, workers=1, arb=False, progress=False)
+    assert report.ok, (report.problems, report.mismatches)
+    assert report.checked["float16"] > 0
+
+
+def test_verify_names_a_missing_file(copy):
+    (copy / "float32.npz").unlink()
+    report = verify(["float32"], directory=copy, workers=1, arb=False, progress=False)
+    assert not report.ok and "float32.npz" in report.problems[0] and "missing" in report.problems[0]
+
+
+def test_verify_names_a_truncated_file(copy):
+    path = copy / "bfloat16.npz"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    report = verify(["bfloat16"], directory=copy, workers=1, arb=False, progress=False)
+    assert not report.ok and "bfloat16.npz" in report.problems[0]
+
+
+def test_verify_locates_an_edited_entry(copy):
+    table = store.load("float16", copy)
+    i = 40_000
+    table.arrays["gelu.rounded"][i] ^= 1  # one ulp off
+    with zipfile.ZipFile(copy / "float16.npz"):
+        pass
+    entry = store.write_table(table, copy)
+    del entry  # keep the manifest's old checksums: the file no longer matches them
+    report = verify(["float16"], directory=copy, workers=1, arb=False, progress=False)
+    assert not report.ok
+    x_hex = table.fmt.hex(table.x[i])
+    assert "float16.npz" in report.problems[0] and x_hex in report.problems[0]
+    assert "gelu.rounded" in report.problems[0]
+
+
+def test_verify_catches_a_wrong_value_consistent_with_the_manifest(copy):
+    """An entry that is wrong yet listed in the manifest (a bad build) fails the re-derivation."""
+    table = store.load("float64", copy)
+    table.arrays["phi.rounded"][123] ^= 1
+    manifest = store.read_manifest(copy)
+    manifest["files"]["float64.npz"] = store.write_table(table, copy)
+    store.write_manifest(manifest, copy)
+    report = verify(["float64"], full=False, directory=copy, workers=1, arb=False,
+                    progress=False)
+    # the default subset may miss entry 123; re-derive exactly there
+    fresh = compute_table(table.fmt, table.x[[123]], workers=1, progress=False)
+    found = compare(table, fresh, np.array([123]), "float64.npz")
+    assert found and found[0].what == "phi.rounded"
+    assert report.checked["float64"] > 0
+
+
+def test_mpmath_error_margin_is_conservative():
+    """The Ziv band assumes at most ERROR_BITS_LOST bits lost: check it on hard arguments
+    against a result at four times the precision."""
+    import mpmath
+    for fn in ("phi", "gelu", "gelu_tanh"):
+        for x in (-37.9, -12.25, -0.75, 1e-300, 3.3, 63.5):
+            lo = mpref.evaluate(fn, x, mpref.START_PRECISION)
+            hi = mpref.evaluate(fn, x, 4 * mpref.START_PRECISION)
+            with mpmath.mp.workprec(4 * mpref.START_PRECISION):
+                rel = abs(lo - hi) / abs(hi) if hi else abs(lo)
+            assert rel < mpmath.mpf(2) ** -(mpref.START_PRECISION - mpref.ERROR_BITS_LOST)
