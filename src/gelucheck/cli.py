@@ -1,4 +1,4 @@
-"""The ``gelucheck`` command line."""
+"""gelucheck: how accurate is each GELU and Gaussian CDF, in ulps, per backend and dtype."""
 from __future__ import annotations
 
 import argparse
@@ -67,17 +67,175 @@ def _reference(args) -> int:
     return 0 if report.ok else 1
 
 
+def _add_selection(p, backend: bool = True) -> None:
+    from .backends import backend_names
+
+    if backend:
+        p.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
+                       help="a backend (repeatable; default: every available one)")
+    p.add_argument("--function", action="append", type=_choices("function", FUNCTIONS),
+                   help="a function (repeatable; default: all)")
+    p.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS),
+                   help="a dtype (repeatable; default: all)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
+    p.add_argument("--budgets", metavar="FILE", help="judge the results against a budgets "
+                   "file (exit 1 if any is worse)")
+    p.add_argument("--no-progress", action="store_true")
+
+
+def _add_measure(sub) -> None:
+    from .backends import backend_names
+
+    sub.add_parser("list", help="every backend and implementation, available or not, and why")
+    check = sub.add_parser("check", help="measure one backend or your own implementation")
+    _add_selection(check, backend=False)
+    who = check.add_mutually_exclusive_group(required=True)
+    who.add_argument("--backend", action="append", type=_choices("backend", backend_names()))
+    who.add_argument("--impl", metavar="MOD:FN", help="your callable, e.g. mypkg.act:gelu")
+    check.add_argument("--framework", default="numpy", type=_choices("framework",
+                                                                     ["numpy", "torch"]))
+    check.add_argument("--device", default="cpu", type=_choices("device", ["cpu", "cuda"]))
+    report = sub.add_parser("report", help="the whole accuracy matrix of every available backend")
+    _add_selection(report)
+    report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
+    compare = sub.add_parser("compare", help="what got worse or better between two JSON reports")
+    compare.add_argument("old")
+    compare.add_argument("new")
+    compare.add_argument("--fail-on-regression", action="store_true",
+                         help="exit 1 when anything got worse")
+    budgets = sub.add_parser("budgets", help="measure every available backend and (re)write "
+                             "the budgets file, keeping its recorded defects")
+    budgets.add_argument("--write", metavar="FILE", required=True)
+
+
+def _list(args) -> int:
+    from .backends import backend_names, get_backend
+
+    for name in backend_names():
+        b = get_backend(name)
+        state = f"available ({b.version})" if b.available else f"unavailable: {b.reason}"
+        print(f"{name}: {state}")
+        for i in b.implementations:
+            how = ", ".join(f"{d} {i.how(d)}" if i.how(d) != "native" else d for d in i.dtypes)
+            print(f"  {i.name:14s} {i.function:9s} {i.description}  [{how}]")
+        for what, why in b.unavailable.items():
+            print(f"  (no {what}: {why})")
+    return 0
+
+
+def _selected(args) -> list:
+    from .backends import backend_names, get_backend, implementations, load_user
+
+    if getattr(args, "impl", None):
+        functions = args.function or ["gelu"]
+        return [load_user(args.impl, f, args.framework, args.device) for f in functions]
+    names = args.backend or [n for n in backend_names() if get_backend(n).available]
+    for n in names:
+        if not get_backend(n).available:
+            print(f"note: backend {n} is unavailable: {get_backend(n).reason}", file=sys.stderr)
+    return implementations(names, args.function)
+
+
+def _measure(args, with_drift: bool) -> int:
+    from . import budgets as budgets_mod
+    from . import matrix
+    from .report import jsonio, tables
+
+    impls = _selected(args)
+    dtypes = args.dtype or list(FORMATS)
+    results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress)
+    print(tables.render(results))
+    for r in results:
+        if r.get("error"):
+            print(f"ERROR {r.get('backend')}:{r.get('implementation', '')} {r['dtype']}: "
+                  f"{r['error']}")
+        elif r.get("all_nan"):
+            print(f"ALL NaN {r['backend']}:{r['implementation']} {r['dtype']}")
+    if args.json:
+        jsonio.write(results, args.json)
+    if args.markdown:
+        with open(args.markdown, "w") as fh:
+            fh.write(tables.render(results, "markdown"))
+    if getattr(args, "plots", None):
+        _plots(impls, dtypes, args.plots)
+    status = 0
+    if args.budgets:
+        budgets = budgets_mod.load(args.budgets)
+        for r in results:
+            if r.get("kind") != "accuracy":
+                continue
+            verdict = budgets_mod.judge(r, budgets)
+            if verdict.failed or verdict.better:
+                print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
+            status |= verdict.failed
+    return status
+
+
+def _plots(impls, dtypes, directory) -> None:
+    from pathlib import Path
+
+    from .report import plots
+
+    if not plots.available():
+        print("plots skipped: matplotlib is not installed (pip install 'gelucheck[plots]')")
+        return
+    written = [plots.plot(i, d, Path(directory)) for i in impls for d in dtypes if d in i.dtypes]
+    print(f"{sum(p is not None for p in written)} plots written to {directory}")
+
+
+def _compare(args) -> int:
+    from .report import compare, jsonio
+
+    try:
+        diff = compare.compare(jsonio.read(args.old), jsonio.read(args.new))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(compare.render(diff))
+    return 1 if args.fail_on_regression and diff["worse"] else 0
+
+
+def _budgets(args) -> int:
+    from pathlib import Path
+
+    from . import budgets as budgets_mod
+    from . import matrix
+    from .backends import backend_names, get_backend, implementations
+
+    path = Path(args.write)
+    old = budgets_mod.load(path) if path.exists() else budgets_mod.Budgets()
+    names = [n for n in backend_names() if get_backend(n).available]
+    results = matrix.run(implementations(names), list(FORMATS), with_drift=False)
+    new = budgets_mod.Budgets(defects=old.defects)
+    new.entries = dict(old.entries)  # backends not installed here keep their budgets
+    for r in results:
+        if r.get("error") is None:
+            k = budgets_mod.key(r)
+            new.entries[k] = budgets_mod.entry_from(r, old.entries.get(k))
+    path.write_text(budgets_mod.dumps(new, budgets_mod.HEADER))
+    print(f"{len(results)} budgets written to {path}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gelucheck", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     _add_reference(sub)
+    _add_measure(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    handlers = {"reference": _reference}
-    return handlers[args.command](args)
+    handlers = {"reference": _reference, "list": _list, "compare": _compare,
+                "budgets": _budgets, "check": lambda a: _measure(a, with_drift=False),
+                "report": lambda a: _measure(a, with_drift=True)}
+    try:
+        return handlers[args.command](args)
+    except ValueError as exc:  # bad input found past argparse: name it, no traceback
+        print(f"gelucheck: error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

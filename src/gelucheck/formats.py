@@ -127,3 +127,26 @@ def get_format(name: str | Format) -> Format:
         raise ValueError(
             f"unknown dtype {name!r}; valid choices: {', '.join(FORMATS)}"
         ) from None
+
+
+def narrow(values, fmt: str | Format) -> np.ndarray:
+    """Round float64 (or float32) values into ``fmt`` once, correctly.
+
+    NumPy rounds float64 to float16 and float32 correctly, but ml_dtypes narrows float64 to
+    bfloat16 through float32, which double-rounds. Rounding to float32 *to odd* first (16 spare
+    bits, the sticky bit kept) makes the second rounding the only one that counts.
+    """
+    fmt = get_format(fmt)
+    values = np.asarray(values)
+    if fmt.name != "bfloat16" or values.dtype != np.float64:
+        with np.errstate(over="ignore"):
+            return values.astype(fmt.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):
+        single = values.astype(np.float32)
+        # truncate: step back toward zero where float32 rounded away from zero (or overflowed)...
+        away = np.isfinite(values) & (np.abs(single.astype(np.float64)) > np.abs(values))
+        single = np.where(away, np.nextafter(single, np.float32(0)), single)
+        # ...then set the last bit where anything was cut off: rounding to odd
+        inexact = np.isfinite(values) & (single.astype(np.float64) != values)
+        bits = single.view(np.uint32) | inexact.astype(np.uint32)
+    return bits.view(np.float32).astype(fmt.dtype)

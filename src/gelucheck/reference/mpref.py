@@ -99,6 +99,13 @@ def _saturated(function: str, x: float, fmt: Format) -> Rounded:
     return Rounded(int(fmt.bits_of(value)), int(FLOAT64.bits_of(value)), residual, 0)
 
 
+def round_value(value, fmt: Format) -> Rounded:
+    """An mpf known to far more bits than fmt has (a constant such as GELU(x*)), rounded."""
+    man, exp = man_exp(value)
+    bits = round_exact(man, exp, fmt)
+    return Rounded(bits, round_exact(man, exp, FLOAT64), residual_ulps(man, exp, bits, fmt), 0)
+
+
 def correctly_rounded(function: str, x: float, fmt: Format) -> Rounded:
     if abs(x) >= SATURATION:
         return _saturated(check_function(function), x, fmt)

@@ -1,0 +1,34 @@
+"""JAX on the CPU: jax.nn.gelu in both forms (the tanh form is its default) and norm.cdf."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Backend, Implementation
+
+
+def load() -> Backend:
+    try:
+        import jax
+    except ImportError as exc:
+        return Backend("jax", False, f"jax is not installed ({exc}); pip install "
+                       "'gelucheck[jax]'", None)
+    jax.config.update("jax_enable_x64", True)  # else float64 input is silently float32
+    import jax.numpy as jnp
+    from jax.scipy.stats import norm
+
+    def kernel(fn):
+        jitted = jax.jit(fn)
+        return lambda x: np.asarray(jitted(jnp.asarray(x)))
+
+    impls = (
+        Implementation("jax", "nn.gelu", "gelu",
+                       kernel(lambda x: jax.nn.gelu(x, approximate=False)),
+                       description="jax.nn.gelu(x, approximate=False)"),
+        Implementation("jax", "nn.gelu", "gelu_tanh",
+                       kernel(lambda x: jax.nn.gelu(x, approximate=True)),
+                       description="jax.nn.gelu(x) - approximate=True is the default"),
+        # norm.cdf raises TypeError for float16 and bfloat16 ("not supported")
+        Implementation("jax", "norm.cdf", "phi", kernel(norm.cdf), native=("float32", "float64"),
+                       description="jax.scipy.stats.norm.cdf(x); refuses float16 and bfloat16"),
+    )
+    return Backend("jax", True, "", jax.__version__, impls)

@@ -1,0 +1,21 @@
+"""NumPy: the tanh form with ufuncs. NumPy has no erf, so neither exact form."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Backend, Implementation
+from .formulas import tanh_form
+
+# NumPy ufuncs have no bfloat16 loops worth the name (ml_dtypes casts through float32 itself);
+# say so, rather than hiding it.
+WIDER = {"bfloat16": "float32"}
+
+
+def load() -> Backend:
+    impl = Implementation(
+        "numpy", "tanh", "gelu_tanh", lambda x: tanh_form(np, x),
+        native=("float16", "float32", "float64"), wider=WIDER,
+        description="0.5*x*(1+np.tanh(sqrt(2/pi)*(x+0.044715*x**3))), constants in the input "
+                    "dtype")
+    missing = {name: "NumPy has no erf or erfc ufunc" for name in ("phi", "gelu")}
+    return Backend("numpy", True, "", np.__version__, (impl,), missing)

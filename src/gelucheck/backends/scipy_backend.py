@@ -1,0 +1,44 @@
+"""SciPy: Φ as ndtr, norm.cdf and the erf/erfc formulas; GELU as x times each."""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Backend, Implementation
+from .formulas import phi_erf, phi_erfc
+
+# SciPy's special functions have float32 and float64 loops only; float16 and bfloat16 input
+# is promoted to float64 by SciPy itself (design.md), so that is how they are measured.
+WIDER_16 = {"float16": "float64", "bfloat16": "float64"}
+
+
+def load() -> Backend:
+    try:
+        import scipy
+        from scipy import special, stats
+    except ImportError as exc:
+        return Backend("scipy", False, f"scipy is not installed ({exc})", None)
+
+    def norm_cdf(x):
+        return stats.norm.cdf(x)
+
+    def x_times(phi):
+        return lambda x: x * phi(x)
+
+    phis = {
+        "ndtr": (special.ndtr, "scipy.special.ndtr(x)", ("float32", "float64"), WIDER_16),
+        # norm.cdf computes in float64 whatever it is given
+        "norm.cdf": (norm_cdf, "scipy.stats.norm.cdf(x), float64 inside", ("float64",),
+                     {**WIDER_16, "float32": "float64"}),
+        "erf": (lambda x: phi_erf(special.erf, np, x), "0.5*(1+erf(x/sqrt(2)))",
+                ("float32", "float64"), WIDER_16),
+        "erfc": (lambda x: phi_erfc(special.erfc, np, x), "0.5*erfc(-x/sqrt(2))",
+                 ("float32", "float64"), WIDER_16),
+    }
+    impls = []
+    for name, (phi, text, native, wider) in phis.items():
+        impls.append(Implementation("scipy", name, "phi", phi, native, wider, description=text))
+        if name != "norm.cdf":
+            impls.append(Implementation("scipy", f"x*{name}", "gelu", x_times(phi), native, wider,
+                                        description=f"x * {text}"))
+    missing = {"gelu_tanh": "SciPy has no tanh form of its own (see numpy:tanh)"}
+    return Backend("scipy", True, "", scipy.__version__, tuple(impls), missing)

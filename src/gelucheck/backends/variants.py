@@ -1,0 +1,28 @@
+"""The GELU variants met in model configs (Hugging Face names), in NumPy.
+
+gelu_new and gelu_fast are the tanh form written two ways, so they are measured against the
+tanh reference; quick_gelu, x·σ(1.702x), approximates exact GELU and is measured as drift.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Backend, Implementation
+from .formulas import gelu_tanh_fast, quick_gelu, tanh_form
+
+WIDER = {"bfloat16": "float32"}
+NATIVE = ("float16", "float32", "float64")
+
+
+def load() -> Backend:
+    impls = (
+        Implementation("variants", "gelu_new", "gelu_tanh", lambda x: tanh_form(np, x), NATIVE,
+                       WIDER, description="HF gelu_new: 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3)))"),
+        Implementation("variants", "gelu_fast", "gelu_tanh", lambda x: gelu_tanh_fast(np, x),
+                       NATIVE, WIDER,
+                       description="HF gelu_fast: 0.5x(1+tanh(0.7978845608x(1+0.044715x^2)))"),
+        Implementation("variants", "quick_gelu", "gelu", lambda x: quick_gelu(np, x), NATIVE,
+                       WIDER, description="HF quick_gelu: x*sigmoid(1.702x)",
+                       approximates="gelu"),
+    )
+    return Backend("variants", True, "", np.__version__, impls)

@@ -1,0 +1,181 @@
+"""Budgets: each implementation's measured worst case per function, dtype and region, kept as
+data (``tests/budgets.toml``), with the known defects that explain the large ones.
+
+A measurement worse than its budget fails. One clearly better is reported so that the budget
+can be tightened - and fails where the budget records a known defect, since the record of the
+defect is then out of date (the suite turns red the day that accuracy regresses - or improves).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import tomllib
+
+HEADER = """\
+# gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
+# per region of x; the ulp error of its negative minimum; the special inputs it gets wrong).
+# Figures are measurements, rounded up to 3 digits, rewritten by
+#   gelucheck budgets --write tests/budgets.toml
+# which keeps [defects.*] and each entry's `defects` list: those are written by people, and
+# say why a large figure is a known defect of the backend rather than a failure of ours.
+"""
+DEFAULT_PATH = Path(__file__).resolve().parents[2] / "tests" / "budgets.toml"
+# "Clearly better": under half the budget and at least a quarter ulp below it.
+BETTER_FACTOR = 0.5
+BETTER_MARGIN = 0.25
+
+
+def key(result: dict) -> tuple[str, str, str]:
+    return f"{result['backend']}:{result['implementation']}", result["function"], result["dtype"]
+
+
+def round_up(value: float, digits: int = 3) -> float:
+    """Up to ``digits`` significant digits, never below the value (budgets must hold)."""
+    if value == 0 or not math.isfinite(value):
+        return value
+    scale = 10 ** (digits - 1 - math.floor(math.log10(abs(value))))
+    rounded = math.ceil(value * scale) / scale
+    return rounded if rounded >= value else math.nextafter(rounded, math.inf)
+
+
+@dataclass
+class Budgets:
+    entries: dict[tuple[str, str, str], dict] = field(default_factory=dict)
+    defects: dict[str, dict] = field(default_factory=dict)
+    path: Path | None = None
+
+    def get(self, result: dict) -> dict | None:
+        return self.entries.get(key(result))
+
+
+def load(path: str | Path | None = None) -> Budgets:
+    path = Path(path or DEFAULT_PATH)
+    data = tomllib.loads(path.read_text())
+    budgets = Budgets(defects=data.pop("defects", {}), path=path)
+    for impl, functions in data.items():
+        for function, dtypes in functions.items():
+            for dtype, entry in dtypes.items():
+                budgets.entries[(impl, function, dtype)] = entry
+    for k, entry in budgets.entries.items():
+        unknown = [d for d in entry.get("defects", []) if d not in budgets.defects]
+        if unknown:
+            raise ValueError(f"{path}: {k} names undefined defects {unknown}; defined: "
+                             f"{', '.join(budgets.defects)}")
+    return budgets
+
+
+@dataclass
+class Verdict:
+    worse: list[str] = field(default_factory=list)
+    better: list[str] = field(default_factory=list)
+    missing: bool = False
+    defects: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.missing or bool(self.worse) or bool(self.better and self.defects)
+
+    def message(self) -> str:
+        if self.missing:
+            return "no budget recorded: run `gelucheck budgets --write tests/budgets.toml`"
+        lines = [f"worse than budget: {w}" for w in self.worse]
+        if self.better and self.defects:
+            lines += [f"better than budget, yet recorded as known defect(s) "
+                      f"{', '.join(self.defects)} - fixed? update the budget: {b}"
+                      for b in self.better]
+        elif self.better:
+            lines += [f"better than budget, can be tightened: {b}" for b in self.better]
+        return "; ".join(lines)
+
+
+def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -> None:
+    if measured > budget and not (math.isinf(measured) and math.isinf(budget)):
+        verdict.worse.append(f"{what} {measured:.4g} > {budget:.4g}")
+    elif measured < budget * BETTER_FACTOR and budget - measured > BETTER_MARGIN:
+        verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
+
+
+def judge(result: dict, budgets: Budgets) -> Verdict:
+    """A result vs its budget, on whichever of max_ulp, regions, minimum and specials it holds."""
+    entry = budgets.get(result)
+    verdict = Verdict()
+    if entry is None:
+        verdict.missing = True
+        return verdict
+    verdict.defects = list(entry.get("defects", []))
+    if "max_ulp" in result:
+        _compare_ulps("max ulp", result["max_ulp"], entry["max_ulp"], verdict)
+    for region in result.get("regions", []):
+        if region["name"] in entry.get("regions", {}):
+            _compare_ulps(f"max ulp in {region['name']}", region["max_ulp"],
+                          entry["regions"][region["name"]], verdict)
+    minimum = result.get("minimum")
+    if minimum and "minimum_value_ulp" in entry:
+        _compare_ulps("ulp error of the minimum value", minimum["value_ulp_error"],
+                      entry["minimum_value_ulp"], verdict)
+        was, now = entry["true_argmin_on_plateau"], minimum["true_argmin_on_plateau"]
+        if was and not now:
+            verdict.worse.append("x* no longer on the plateau of smallest outputs")
+        elif now and not was:
+            verdict.better.append("x* now on the plateau of smallest outputs")
+    if "specials" in result and "specials_failing" in entry:
+        failing = {k for k, r in result["specials"].items() if not r["ok"]}
+        recorded = set(entry["specials_failing"])
+        if failing - recorded:
+            verdict.worse.append(f"special inputs now wrong: {sorted(failing - recorded)}")
+        if recorded - failing:
+            verdict.better.append(f"special inputs now right: {sorted(recorded - failing)}")
+    return verdict
+
+
+def entry_from(result: dict, old: dict | None) -> dict:
+    """A budget entry recording ``result``; the defects named in ``old`` are kept."""
+    entry = {"max_ulp": round_up(result["max_ulp"]),
+             "regions": {r["name"]: round_up(r["max_ulp"]) for r in result.get("regions", [])}}
+    if result.get("minimum"):
+        entry["minimum_value_ulp"] = round_up(result["minimum"]["value_ulp_error"])
+        entry["true_argmin_on_plateau"] = result["minimum"]["true_argmin_on_plateau"]
+    if "specials" in result:
+        entry["specials_failing"] = sorted(k for k, r in result["specials"].items() if not r["ok"])
+    if old and old.get("defects"):
+        entry["defects"] = old["defects"]
+        entry["evidence"] = (f"worst x = {result['worst_input']!r} ({result['worst_input_hex']}): "
+                             f"computed {result['computed']!r}, exact {result['exact']!r}")
+    return entry
+
+
+def _toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value) if abs(value) < 1e6 else f"{value:.6g}"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}"
+                                for k, v in value.items()) + " }"
+    return repr(value)
+
+
+def _toml_key(key: str) -> str:
+    bare = key.replace("-", "").replace("_", "").isalnum() and key.isascii()
+    return key if bare else _toml_value(key)
+
+
+def dumps(budgets: Budgets, header: str = "") -> str:
+    lines = [header.rstrip(), ""] if header else []
+    for name, defect in budgets.defects.items():
+        lines.append(f"[defects.{_toml_key(name)}]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in defect.items()]
+        lines.append("")
+    for (impl, function, dtype), entry in sorted(budgets.entries.items()):
+        lines.append(f"[{_toml_key(impl)}.{_toml_key(function)}.{_toml_key(dtype)}]")
+        lines += [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
+        lines.append("")
+    return "\n".join(lines)

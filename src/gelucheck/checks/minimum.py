@@ -1,0 +1,66 @@
+"""GELU's negative minimum as a backend computes it (design.md, Checks).
+
+Over the representable x around x*, the inputs where the output is smallest form a plateau;
+the correctly rounded x* should lie on it, and the smallest output should be GELU(x*)
+correctly rounded. The plateau is about sqrt(2^(p-2)/GELU''(x*)) values wide each side
+(GELU''(x*) = φ(x*)(2 - x*²) ≈ 0.43): 34 in float16, 3,100 in float32, 7·10^7 in float64,
+which is therefore scanned with a stride.
+"""
+from __future__ import annotations
+
+import math
+from functools import cache
+
+import numpy as np
+
+from ..backends import Implementation, ImplementationError
+from ..formats import FLOAT64, Format, get_format
+from ..reference import gelu_minimum, gelu_tanh_minimum
+from ..reference.mpref import round_value
+from ..ulp import Exact, ulp_error
+
+MAX_POINTS_PER_SIDE = 1 << 15
+CURVATURE = 0.43  # GELU''(x*), within 1% for the tanh form too
+
+
+@cache
+def true_minimum(function: str) -> tuple:
+    """(x*, GELU(x*)) as mpf, from the reference's own solution of GELU'(x) = 0."""
+    return gelu_minimum(40) if function == "gelu" else gelu_tanh_minimum(40)
+
+
+def window(fmt: Format, centre) -> tuple[np.ndarray, int]:
+    """Values around ``centre``: eight plateau widths each side, strided past 2^15 values."""
+    half_width = 8 * math.sqrt(2.0 ** (fmt.precision - 2) / CURVATURE)
+    stride = max(1, math.ceil(half_width / MAX_POINTS_PER_SIDE))
+    count = max(64, math.ceil(half_width / stride))
+    return fmt.step(centre, np.arange(-count, count + 1) * stride), stride
+
+
+def check(impl: Implementation, dtype: str) -> dict | None:
+    function = impl.function
+    if function not in ("gelu", "gelu_tanh"):
+        return None
+    fmt = get_format(dtype)
+    x_star, v_star = true_minimum(function)
+    rounded_x = np.asarray(float(x_star), dtype=fmt.dtype)  # float(mpf) is correctly rounded
+    xs, stride = window(fmt, rounded_x)
+    try:
+        y = impl(xs).astype(np.float64)
+    except ImplementationError as exc:
+        return {"error": str(exc)}
+    smallest = np.nanmin(y)
+    on = np.flatnonzero(y == smallest)
+    centre = len(xs) // 2  # window() puts the rounded x* in the middle
+    r = round_value(v_star, fmt)
+    exact = (Exact([float(FLOAT64.from_bits(r.float64_bits))], [r.residual]) if fmt.bits == 64
+             else np.array([float(FLOAT64.from_bits(r.float64_bits))]))
+    return {
+        "x_star": float(x_star), "x_star_rounded": float(rounded_x),
+        "plateau_lo": float(xs[on[0]]), "plateau_hi": float(xs[on[-1]]),
+        "plateau_size": int(on.size), "contiguous": bool(on[-1] - on[0] + 1 == on.size),
+        "stride": stride, "window": [float(xs[0]), float(xs[-1])],
+        "value": float(smallest), "exact_value": float(v_star),
+        "true_argmin_on_plateau": bool(y[centre] == smallest),
+        "value_ulp_error": float(ulp_error([smallest], exact, fmt)[0]),
+    }

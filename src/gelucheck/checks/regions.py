@@ -1,0 +1,20 @@
+"""Regions of x in which errors are reported separately (design.md, Checks)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+REGIONS: list[tuple[str, float, float]] = [
+    ("x<-5", -math.inf, -5.0),  # the negative tail: tiny results, where precision is lost
+    ("-5<=x<-1", -5.0, -1.0),
+    ("-1<=x<0", -1.0, 0.0),  # the dip, the minimum at x* = -0.7518
+    ("0<=x<1", 0.0, 1.0),
+    ("1<=x<5", 1.0, 5.0),
+    ("x>=5", 5.0, math.inf),
+]
+
+
+def mask(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    x = x.astype(np.float64)
+    return (x >= lo) & (x < hi)

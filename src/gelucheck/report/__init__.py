@@ -1,0 +1,1 @@
+"""Reports of measurement results: JSON, terminal and Markdown tables, plots, comparisons."""

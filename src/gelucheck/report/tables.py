@@ -1,0 +1,126 @@
+"""Accuracy tables in the style of the published ones: rows implementation and function,
+columns dtype, cells max and mean ulp; one overall and one per region; then drift."""
+from __future__ import annotations
+
+import math
+
+from ..checks.regions import REGIONS
+from ..formats import FORMATS
+
+
+def fmt_ulp(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        value = float(value)
+    if math.isinf(value):
+        return "inf"
+    if value == 0:
+        return "0"
+    if value < 10:
+        return f"{value:.3g}"
+    return f"{value:.3g}" if value < 1e5 else f"{value:.2e}"
+
+
+def _cell(result: dict | None, region: str | None) -> str:
+    if result is None:
+        return ""
+    if result.get("error"):
+        return "ERROR"
+    if result.get("all_nan"):
+        return "all NaN"
+    if region is None:
+        return f"{fmt_ulp(result['max_ulp'])} / {fmt_ulp(result['mean_ulp'])}"
+    for r in result["regions"]:
+        if r["name"] == region:
+            return f"{fmt_ulp(r['max_ulp'])} / {fmt_ulp(r['mean_ulp'])}"
+    return ""
+
+
+def accuracy_rows(results: list[dict], region: str | None = None) -> tuple[list[str], list[list]]:
+    acc = [r for r in results if r.get("kind") == "accuracy"]
+    dtypes = [d for d in FORMATS if any(r["dtype"] == d for r in acc)]
+    rows: dict[tuple, dict] = {}
+    for r in acc:
+        row = (f"{r['backend']}:{r['implementation']}", r["function"])
+        rows.setdefault(row, {})[r["dtype"]] = r
+    header = ["implementation", "function"] + dtypes
+    body = [[impl, fn] + [_cell(by.get(d), region) for d in dtypes]
+            for (impl, fn), by in rows.items()]
+    return header, body
+
+
+def drift_rows(results: list[dict]) -> tuple[list[str], list[list]]:
+    header = ["exact", "tanh form", "dtype", "differ", "max ulp", "at x", "max |diff|", "at x",
+              "minimum shift"]
+    body = []
+    for r in results:
+        if r.get("kind") != "drift" or r.get("error"):
+            continue
+        exact = f"{r['backend']}:{r['exact_implementation']}"
+        shift = r.get("minimum_shift")
+        body.append([exact, r["tanh_implementation"], r["dtype"], f"{r['differ_fraction']:.2%}",
+                     fmt_ulp(r["max_ulp"]), f"{r['at_ulp']:.6g}", f"{r['max_abs']:.4e}",
+                     f"{r['at']:.6g}", "-" if shift is None else f"{shift:+.3g}"])
+    return header, body
+
+
+def minimum_rows(results: list[dict]) -> tuple[list[str], list[list]]:
+    header = ["implementation", "function", "dtype", "plateau", "x* on it", "min value",
+              "ulp error"]
+    body = []
+    for r in results:
+        m = r.get("minimum")
+        if r.get("kind") != "accuracy" or not m or "error" in m:
+            continue
+        body.append([f"{r['backend']}:{r['implementation']}", r["function"], r["dtype"],
+                     f"[{m['plateau_lo']:.9g}, {m['plateau_hi']:.9g}] ({m['plateau_size']})",
+                     "yes" if m["true_argmin_on_plateau"] else "NO", f"{m['value']:.9g}",
+                     fmt_ulp(m["value_ulp_error"])])
+    return header, body
+
+
+def special_rows(results: list[dict]) -> tuple[list[str], list[list]]:
+    header = ["implementation", "function", "dtype", "input", "expected", "computed"]
+    body = []
+    for r in results:
+        for label, s in (r.get("specials") or {}).items():
+            if not s["ok"]:
+                body.append([f"{r['backend']}:{r['implementation']}", r["function"], r["dtype"],
+                             label, repr(s["expected"]), repr(s["computed"])])
+    return header, body
+
+
+def plain(header: list[str], body: list[list]) -> str:
+    widths = [max(len(str(c)) for c in col) for col in zip(header, *body)] if body else \
+        [len(h) for h in header]
+    line = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in body])
+
+
+def markdown(header: list[str], body: list[list]) -> str:
+    esc = lambda c: str(c).replace("|", "\\|")
+    rows = [header, ["---"] * len(header)] + body
+    return "\n".join("| " + " | ".join(esc(c) for c in row) + " |" for row in rows)
+
+
+def sections(results: list[dict]) -> list[tuple[str, tuple[list[str], list[list]]]]:
+    """(title, table) for every table of a report, in reading order."""
+    out = [("Max / mean ulp error, all inputs", accuracy_rows(results))]
+    for name, _, _ in REGIONS:
+        out.append((f"Max / mean ulp error, {name}", accuracy_rows(results, name)))
+    out.append(("GELU's negative minimum", minimum_rows(results)))
+    out.append(("Special inputs that miss their limit", special_rows(results)))
+    out.append(("Drift of the tanh form from exact GELU", drift_rows(results)))
+    return out
+
+
+def render(results: list[dict], style: str = "plain") -> str:
+    draw = markdown if style == "markdown" else plain
+    parts = []
+    for title, (header, body) in sections(results):
+        if not body:
+            continue
+        parts.append(f"## {title}\n\n{draw(header, body)}" if style == "markdown"
+                     else f"{title}\n{draw(header, body)}")
+    return "\n\n".join(parts) + "\n"
