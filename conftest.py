@@ -10,3 +10,6 @@ def _restore_mpmath_precision():
     prec = mpmath.mp.prec
     yield
     mpmath.mp.prec = prec
+
+
+pytest_plugins = ["pytester"]

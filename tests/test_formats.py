@@ -60,3 +60,30 @@ def test_unknown_dtype_lists_the_valid_names():
 def test_torch_dtype_when_installed():
     torch = pytest.importorskip("torch", reason="torch is not installed")
     assert BFLOAT16.torch_dtype() is torch.bfloat16
+
+
+from fractions import Fraction  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from gelucheck.formats import narrow  # noqa: E402
+from gelucheck.reference.rounding import round_exact  # noqa: E402
+
+
+@settings(max_examples=500, deadline=None)
+@given(fmt=st.sampled_from([FLOAT16, BFLOAT16, FLOAT32]),
+       x=st.floats(allow_nan=False, allow_infinity=False, width=64))
+def test_narrow_rounds_once_correctly(fmt, x):
+    if x == 0:
+        return
+    f = Fraction(x)
+    expected = round_exact(f.numerator, -(f.denominator.bit_length() - 1), fmt)
+    assert int(fmt.bits_of(narrow(np.array([x]), fmt))[0]) == expected
+
+
+def test_narrow_avoids_the_bfloat16_double_rounding():
+    x = np.array([1 + 2.0**-8 + 2.0**-30, -(1 + 2.0**-8 + 2.0**-30), 1e300, np.nan])
+    got = narrow(x, BFLOAT16).astype(np.float64)
+    assert got[0] == 1 + 2.0**-7 and got[1] == -(1 + 2.0**-7) and got[2] == np.inf
+    assert np.isnan(got[3])

@@ -12,6 +12,10 @@ import os
 
 import pytest
 
+# Imported at load time, not in hooks: numpy must not be imported first inside a test that
+# pytester isolates (it restores sys.modules afterwards, and numpy cannot load twice).
+from .report import jsonio, tables
+
 OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
            "function": "GELUCHECK_FUNCTION"}
 PROPERTY = "gelucheck"
@@ -34,6 +38,17 @@ def pytest_configure(config):
     if directory:
         os.environ["GELUCHECK_REFERENCE"] = directory
     config.pluginmanager.register(Collector(), "gelucheck-collector")
+    _choices(config)  # a misspelt name is a usage error at once, not a collection error
+
+
+def _choices(config) -> tuple[list[str], list[str], list[str]]:
+    from .backends import backend_names
+    from .formats import FORMATS
+    from .functions import FUNCTIONS
+
+    return (selection(config, "backend", backend_names()),
+            selection(config, "dtype", list(FORMATS)),
+            selection(config, "function", list(FUNCTIONS)))
 
 
 def selection(config, name: str, valid: list[str]) -> list[str]:
@@ -46,13 +61,9 @@ def selection(config, name: str, valid: list[str]) -> list[str]:
 
 
 def _selected_implementations(config):
-    from .backends import backend_names, get_backend
-    from .formats import FORMATS
-    from .functions import FUNCTIONS
+    from .backends import get_backend
 
-    backends = selection(config, "backend", backend_names())
-    dtypes = selection(config, "dtype", list(FORMATS))
-    functions = selection(config, "function", list(FUNCTIONS))
+    backends, dtypes, functions = _choices(config)
     found, skipped = [], []
     for name in backends:
         b = get_backend(name)
@@ -105,8 +116,6 @@ def gelucheck_budgets(request):
 def record_gelucheck(request):
     """Attach a result (and optional note) to this test's report for the summary."""
     def record(result: dict, note: str | None = None):
-        from .report import jsonio
-
         request.node.user_properties.append((PROPERTY, jsonio.dumps([result])))
         if note:
             request.node.user_properties.append((NOTE, f"{request.node.nodeid}: {note}"))
@@ -123,8 +132,6 @@ class Collector:
     def pytest_runtest_logreport(self, report):
         if report.when != "call":
             return
-        from .report import jsonio
-
         for key, value in report.user_properties:
             if key == PROPERTY:
                 self.results += jsonio.loads(value)
@@ -132,8 +139,6 @@ class Collector:
                 self.notes.append(value)
 
     def pytest_terminal_summary(self, terminalreporter):
-        from .report import tables
-
         accuracy = [r for r in self.results if r.get("kind") == "accuracy" and "max_ulp" in r]
         if accuracy:
             terminalreporter.section("gelucheck accuracy (max / mean ulp)")

@@ -1,0 +1,90 @@
+"""The budget judgement: worse fails, better is reported, better than a known defect fails."""
+import math
+
+import pytest
+
+from gelucheck import budgets
+
+
+def _budgets(**entry):
+    b = budgets.Budgets(defects={"tail": {"reason": "r"}})
+    base = {"max_ulp": 10.0, "regions": {"x<-5": 10.0}}
+    base.update(entry)
+    b.entries[("be:impl", "gelu", "float32")] = base
+    return b
+
+
+def _result(max_ulp=10.0, region=10.0, **extra):
+    r = {"backend": "be", "implementation": "impl", "function": "gelu", "dtype": "float32",
+         "max_ulp": max_ulp, "regions": [{"name": "x<-5", "max_ulp": region}]}
+    r.update(extra)
+    return r
+
+
+def test_equal_passes():
+    v = budgets.judge(_result(), _budgets())
+    assert not v.failed and not v.better
+
+
+def test_worse_fails_overall_and_per_region():
+    assert budgets.judge(_result(max_ulp=10.5), _budgets()).failed
+    v = budgets.judge(_result(region=11.0), _budgets())
+    assert v.failed and "x<-5" in v.message()
+
+
+def test_better_is_reported_not_failed():
+    v = budgets.judge(_result(max_ulp=2.0, region=2.0), _budgets())
+    assert not v.failed and v.better and "tightened" in v.message()
+
+
+def test_better_than_a_known_defect_fails():
+    v = budgets.judge(_result(max_ulp=2.0, region=2.0), _budgets(defects=["tail"]))
+    assert v.failed and "fixed?" in v.message()
+
+
+def test_missing_budget_fails_with_the_command_to_write_it():
+    r = _result()
+    r["dtype"] = "float16"
+    v = budgets.judge(r, _budgets())
+    assert v.failed and "gelucheck budgets --write" in v.message()
+
+
+def test_infinite_budget_holds_an_infinite_error():
+    assert not budgets.judge(_result(max_ulp=math.inf), _budgets(max_ulp=math.inf)).failed
+
+
+def test_specials_and_minimum():
+    b = _budgets(specials_failing=["-inf"], minimum_value_ulp=0.5, true_argmin_on_plateau=True)
+    ok = {"-inf": {"ok": False}, "+inf": {"ok": True}}
+    assert not budgets.judge({**_result(), "specials": ok}, b).failed
+    worse = {"-inf": {"ok": False}, "+inf": {"ok": False}}
+    assert budgets.judge({**_result(), "specials": worse}, b).failed
+    moved = {"value_ulp_error": 0.4, "true_argmin_on_plateau": False}
+    assert budgets.judge({**_result(), "minimum": moved}, b).failed
+
+
+def test_round_up_never_below():
+    for v in (0.123456, 16777216.0, 2.0436, 0.5, 1e-7):
+        assert budgets.round_up(v) >= v
+    assert budgets.round_up(2.0436) == 2.05
+
+
+def test_write_and_read_back(tmp_path):
+    b = _budgets(defects=["tail"], specials_failing=["+inf"])
+    b.entries[("x:y", "phi", "float16")] = {"max_ulp": math.inf, "regions": {}}
+    path = tmp_path / "b.toml"
+    path.write_text(budgets.dumps(b, budgets.HEADER))
+    again = budgets.load(path)
+    assert again.entries == b.entries and again.defects == b.defects
+
+
+def test_undefined_defect_is_an_error(tmp_path):
+    path = tmp_path / "b.toml"
+    path.write_text('["a:b".gelu.float32]\nmax_ulp = 1.0\ndefects = ["nope"]\n')
+    with pytest.raises(ValueError, match="undefined defects"):
+        budgets.load(path)
+
+
+def test_the_project_budgets_file_loads_and_every_defect_has_a_reason():
+    b = budgets.load()
+    assert b.entries and all(d.get("reason") for d in b.defects.values())

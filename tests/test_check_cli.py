@@ -1,0 +1,180 @@
+"""gelucheck list / check / report / compare from the command line, and a user's own code."""
+import json
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from gelucheck.backends import ImplementationError, find, load_user
+from gelucheck.checks import accuracy
+from gelucheck.cli import main
+from gelucheck.report import compare, jsonio
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def _importable_user_impls(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def test_list_names_every_backend_and_why_unavailable(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("numpy", "scipy", "torch", "torch-cuda", "torch-compile", "jax", "variants"):
+        assert f"\n{name}: " in "\n" + out
+    assert "NumPy has no erf" in out
+
+
+def test_user_implementation_round_trip(tmp_path, capsys):
+    out_json = tmp_path / "r.json"
+    argv = ["check", "--impl", "user_impls:gelu_float64_then_round", "--function", "gelu",
+            "--dtype", "float16", "--dtype", "float32", "--json", str(out_json), "--no-progress"]
+    assert main(argv) == 0
+    results = json.loads(out_json.read_text())
+    by_dtype = {r["dtype"]: r for r in results}
+    # float64 then one correct rounding: correctly rounded on every float16 input
+    assert float(by_dtype["float16"]["max_ulp"]) <= 0.5
+    assert float(by_dtype["float32"]["max_ulp"]) < 8
+    for field in ("backend", "implementation", "function", "dtype", "device", "n_inputs",
+                  "max_ulp", "mean_ulp", "worst_input", "worst_input_hex", "computed", "exact",
+                  "max_abs_error", "regions", "minimum"):
+        assert field in by_dtype["float16"], field
+    for field in ("name", "lo", "hi", "n", "max_ulp", "worst_input"):
+        assert field in by_dtype["float16"]["regions"][0]
+    for field in ("plateau_lo", "plateau_hi", "value", "true_argmin_on_plateau",
+                  "value_ulp_error"):
+        assert field in by_dtype["float16"]["minimum"]
+    assert by_dtype["float16"]["minimum"]["true_argmin_on_plateau"] is True
+
+
+@pytest.mark.parametrize("spec, words", [
+    ("user_impls:raises", "raised RuntimeError: kernel exploded"),
+    ("user_impls:wrong_dtype", "returned float64 for float16 input"),
+    ("user_impls:wrong_shape", "returned shape (1,)"),
+])
+def test_broken_implementations_are_reported_and_the_run_goes_on(spec, words, capsys):
+    assert main(["check", "--impl", spec, "--dtype", "float16", "--dtype", "float32",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.count(f"ERROR user:{spec}") == 2 and words in out
+
+
+def test_all_nan_is_reported(capsys):
+    impl = load_user("user_impls:all_nan", "gelu")
+    result = accuracy.measure(impl, "bfloat16")
+    assert result["all_nan"] and math.isinf(result["max_ulp"])
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", "--impl", "no_such_module:f"], "cannot import 'no_such_module'"),
+    (["check", "--impl", "user_impls:missing"], "no callable 'missing'"),
+    (["check", "--impl", "user_impls:not_callable"], "no callable 'not_callable'"),
+    (["check", "--impl", "user_impls"], "expected the form package.module:callable"),
+])
+def test_bad_impl_specs(argv, words, capsys):
+    assert main(argv) == 2
+    assert words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, valid", [
+    (["check", "--backend", "tensorflow"], "numpy, scipy, torch, torch-cuda"),
+    (["check", "--backend", "numpy", "--function", "relu"], "phi, gelu, gelu_tanh"),
+    (["report", "--dtype", "float8"], "float16, bfloat16, float32, float64"),
+    (["check", "--impl", "a:b", "--framework", "tf"], "numpy, torch"),
+])
+def test_bad_names_list_the_valid_ones(argv, valid, capsys):
+    with pytest.raises(SystemExit):
+        main(argv)
+    assert valid in capsys.readouterr().err
+
+
+def test_unknown_implementation_lists_what_the_backend_offers():
+    with pytest.raises(ValueError, match="x\\*ndtr"):
+        find("scipy:ndtri")
+
+
+def test_torch_user_implementation():
+    pytest.importorskip("torch", reason="torch is not installed")
+    impl = load_user("user_impls:torch_gelu", "gelu", framework="torch")
+    reference = find("torch:F.gelu", "gelu")[0]
+    for dtype in ("bfloat16", "float32"):
+        assert accuracy.measure(impl, dtype)["max_ulp"] == \
+            accuracy.measure(reference, dtype)["max_ulp"]
+
+
+def test_cuda_user_implementation_without_cuda_says_why():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is present: the error path cannot be shown")
+    with pytest.raises(ValueError, match="CUDA is not available"):
+        load_user("user_impls:torch_gelu", "gelu", framework="torch", device="cuda")
+
+
+def test_wrong_dtype_raises_implementation_error():
+    impl = load_user("user_impls:wrong_dtype", "gelu")
+    import numpy as np
+
+    with pytest.raises(ImplementationError, match="returned float64"):
+        impl(np.zeros(3, np.float32))
+
+
+def test_report_writes_json_markdown_and_plots(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="matplotlib (the plots extra) is not installed")
+    argv = ["report", "--backend", "scipy", "--backend", "numpy", "--dtype", "bfloat16",
+            "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md"),
+            "--plots", str(tmp_path / "plots"), "--no-progress"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Max / mean ulp error, all inputs" in out and "Drift of the tanh form" in out
+    text = (tmp_path / "r.json").read_text()
+    assert "Infinity" not in text and "NaN" not in text  # strict JSON
+    results = json.loads(text)
+    assert {r["kind"] for r in results} == {"accuracy", "drift"}
+    assert "| implementation | function | bfloat16 |" in (tmp_path / "r.md").read_text()
+    pngs = list((tmp_path / "plots").glob("*.png"))
+    assert len(pngs) == 8 and all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
+
+
+def test_infinite_errors_are_strings_in_json(tmp_path):
+    results = [{"kind": "accuracy", "max_ulp": math.inf, "regions": [{"max_ulp": math.nan}]}]
+    jsonio.write(results, tmp_path / "x.json")
+    raw = json.loads((tmp_path / "x.json").read_text())
+    assert raw[0]["max_ulp"] == "inf" and raw[0]["regions"][0]["max_ulp"] == "nan"
+    assert math.isinf(jsonio.read(tmp_path / "x.json")[0]["max_ulp"])
+
+
+def _acc(max_ulp, dtype="float32"):
+    return {"kind": "accuracy", "backend": "b", "implementation": "i", "function": "gelu",
+            "dtype": dtype, "max_ulp": max_ulp, "regions": []}
+
+
+def test_compare_finds_worse_and_better(tmp_path, capsys):
+    old = [_acc(1.0), _acc(100.0, "float16"), _acc(3.0, "float64")]
+    new = [_acc(1.5), _acc(2.0, "float16"), _acc(3.0, "float64")]
+    diff = compare.compare(old, new)
+    assert len(diff["worse"]) == 1 and "float32" in diff["worse"][0]
+    assert len(diff["better"]) == 1 and "float16" in diff["better"][0]
+    jsonio.write(old, tmp_path / "old.json")
+    jsonio.write(new, tmp_path / "new.json")
+    assert main(["compare", str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 0
+    assert main(["compare", str(tmp_path / "old.json"), str(tmp_path / "new.json"),
+                 "--fail-on-regression"]) == 1
+    assert "Worse (1)" in capsys.readouterr().out
+
+
+def test_compare_rejects_a_file_that_is_not_a_report(tmp_path, capsys):
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["compare", str(tmp_path / "bad.json"), str(tmp_path / "bad.json")]) == 2
+    assert "not a gelucheck JSON report" in capsys.readouterr().err
+
+
+def test_console_script_entry_point():
+    import subprocess
+
+    exe = Path(sys.executable).with_name("gelucheck")
+    if not exe.exists():
+        pytest.skip("the gelucheck console script is not installed next to this Python")
+    out = subprocess.run([str(exe), "list"], capture_output=True, text=True, check=True).stdout
+    assert "scipy: available" in out

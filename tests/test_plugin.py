@@ -1,0 +1,47 @@
+"""The pytest plugin: selection by option or environment, readable ids, skips with reasons."""
+import pytest
+
+TEST_FILE = """
+def test_case(accuracy_case):
+    pass
+
+def test_drift(drift_case):
+    pass
+"""
+
+
+def test_environment_selects_backend_and_dtype(pytester, monkeypatch):
+    monkeypatch.setenv("GELUCHECK_BACKEND", "scipy")
+    monkeypatch.setenv("GELUCHECK_DTYPE", "float16,bfloat16")
+    pytester.makepyfile(TEST_FILE)
+    result = pytester.runpytest_subprocess("--collect-only", "-q")
+    out = result.stdout.str()
+    assert "test_case[scipy:ndtr-phi-float16]" in out
+    assert "test_case[scipy:x*erfc-gelu-bfloat16]" in out
+    assert "float32" not in out and "torch" not in out
+
+
+def test_option_selects_function(pytester):
+    pytester.makepyfile(TEST_FILE)
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "--backend", "numpy",
+                                "--function", "gelu_tanh", "--dtype", "float32")
+    out = result.stdout.str()
+    assert "test_case[numpy:tanh-gelu_tanh-float32]" in out
+    assert "test_drift[reference:gelu-vs-numpy:tanh-float32]" in out
+
+
+def test_unknown_choice_is_a_usage_error(pytester):
+    pytester.makepyfile(TEST_FILE)
+    result = pytester.runpytest_subprocess("--backend", "tensorflow")
+    assert result.ret != 0
+    assert "valid choices: numpy, scipy" in result.stderr.str()
+
+
+def test_missing_backend_is_skipped_with_the_reason(pytester):
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is present here: nothing to skip")
+    pytester.makepyfile(TEST_FILE)
+    result = pytester.runpytest_subprocess("--backend", "torch-cuda", "-rs")
+    result.assert_outcomes(skipped=2)
+    assert "CUDA is not available" in result.stdout.str()

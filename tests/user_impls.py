@@ -1,0 +1,35 @@
+"""Users' own implementations, good and bad, for the --impl tests."""
+import numpy as np
+from scipy import special
+
+
+def gelu_float64_then_round(x):
+    """x·ndtr(x) computed in float64 and converted back: correct to within a rounding."""
+    from gelucheck.formats import narrow
+
+    return narrow(x.astype(np.float64) * special.ndtr(x.astype(np.float64)), x.dtype.name)
+
+
+def raises(x):
+    raise RuntimeError("kernel exploded")
+
+
+def all_nan(x):
+    return np.full_like(x, np.nan)
+
+
+def wrong_dtype(x):
+    return x.astype(np.float64)
+
+
+def wrong_shape(x):
+    return x[:1]
+
+
+def torch_gelu(t):
+    import torch
+
+    return torch.nn.functional.gelu(t)
+
+
+not_callable = 3
