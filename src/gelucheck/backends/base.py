@@ -34,6 +34,17 @@ class Implementation:
     description: str = ""
     # For a stand-in such as quick_gelu: the function it approximates, measured as drift only.
     approximates: str | None = None
+    # For benchmarks: turn a NumPy input into (callable, native argument), so that the timing
+    # leaves out the conversions the accuracy adapter makes; and wait for an asynchronous
+    # device. By default the whole adapter is timed.
+    prepare: Callable[[np.ndarray], tuple[Callable, object]] | None = None
+    synchronize: Callable[[], None] | None = None
+
+    def timed_call(self, x: np.ndarray) -> tuple[Callable, object]:
+        """(callable, argument) whose call is what a benchmark times, in the user's dtype."""
+        if self.prepare is not None and x.dtype.name in self.native:
+            return self.prepare(x)
+        return self, x
 
     @property
     def id(self) -> str:

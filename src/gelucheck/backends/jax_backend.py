@@ -20,15 +20,25 @@ def load() -> Backend:
         jitted = jax.jit(fn)
         return lambda x: np.asarray(jitted(jnp.asarray(x)))
 
+    def prepare(fn):
+        jitted = jax.jit(fn)
+        # block_until_ready: JAX dispatches asynchronously, the timing must include the work
+        return lambda x: (lambda a: jitted(a).block_until_ready(), jnp.asarray(x))
+
+    def exact(x):
+        return jax.nn.gelu(x, approximate=False)
+
+    def tanh(x):
+        return jax.nn.gelu(x, approximate=True)
+
     impls = (
-        Implementation("jax", "nn.gelu", "gelu",
-                       kernel(lambda x: jax.nn.gelu(x, approximate=False)),
+        Implementation("jax", "nn.gelu", "gelu", kernel(exact), prepare=prepare(exact),
                        description="jax.nn.gelu(x, approximate=False)"),
-        Implementation("jax", "nn.gelu", "gelu_tanh",
-                       kernel(lambda x: jax.nn.gelu(x, approximate=True)),
+        Implementation("jax", "nn.gelu", "gelu_tanh", kernel(tanh), prepare=prepare(tanh),
                        description="jax.nn.gelu(x) - approximate=True is the default"),
         # norm.cdf raises TypeError for float16 and bfloat16 ("not supported")
         Implementation("jax", "norm.cdf", "phi", kernel(norm.cdf), native=("float32", "float64"),
+                       prepare=prepare(norm.cdf),
                        description="jax.scipy.stats.norm.cdf(x); refuses float16 and bfloat16"),
     )
     return Backend("jax", True, "", jax.__version__, impls)

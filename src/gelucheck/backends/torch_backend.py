@@ -35,6 +35,18 @@ def tensor_kernel(fn, device: str):
     return kernel
 
 
+def preparer(fn, device: str):
+    return lambda x: (fn, to_tensor(x, device))
+
+
+def synchronizer(device: str):
+    if device != "cuda":
+        return None
+    import torch
+
+    return torch.cuda.synchronize
+
+
 def torch_functions():
     """(name, function, torch callable, description) for every eager implementation."""
     import torch
@@ -74,7 +86,8 @@ def load(device: str = "cpu") -> Backend:
     if not ok:
         return Backend(name, False, reason, version)
     impls = tuple(Implementation(name, impl, function, tensor_kernel(fn, device), device=device,
-                                 description=text)
+                                 description=text, prepare=preparer(fn, device),
+                                 synchronize=synchronizer(device))
                   for impl, function, fn, text in torch_functions())
     return Backend(name, True, "", version, impls)
 

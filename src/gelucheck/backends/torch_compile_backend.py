@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .base import Backend, Implementation
-from .torch_backend import tensor_kernel
+from .torch_backend import preparer, tensor_kernel
 
 
 def load() -> Backend:
@@ -12,14 +12,11 @@ def load() -> Backend:
     except ImportError as exc:
         return Backend("torch-compile", False, f"torch is not installed ({exc})", None)
 
-    def compiled(approximate: str):
+    def compiled(function: str, approximate: str) -> Implementation:
         fn = torch.compile(lambda t: F.gelu(t, approximate=approximate), dynamic=True)
-        return tensor_kernel(fn, "cpu")
+        return Implementation("torch-compile", "F.gelu", function, tensor_kernel(fn, "cpu"),
+                              description=f"torch.compile(F.gelu, approximate='{approximate}'),"
+                                          " dynamic shapes", prepare=preparer(fn, "cpu"))
 
-    impls = (
-        Implementation("torch-compile", "F.gelu", "gelu", compiled("none"),
-                       description="torch.compile(F.gelu, approximate='none'), dynamic shapes"),
-        Implementation("torch-compile", "F.gelu", "gelu_tanh", compiled("tanh"),
-                       description="torch.compile(F.gelu, approximate='tanh'), dynamic shapes"),
-    )
+    impls = (compiled("gelu", "none"), compiled("gelu_tanh", "tanh"))
     return Backend("torch-compile", True, "", torch.__version__, impls)

@@ -1,0 +1,93 @@
+"""Speed of every available implementation × dtype × size, next to two baselines per group:
+a copy of the input (the memory-bandwidth floor) and ReLU.
+
+Groups are (function, dtype, size), so each comparison table sets implementations side by
+side. extra_info carries elements/s, bytes/s and the ratio to the copy baseline.
+"""
+import time
+from functools import cache
+
+import numpy as np
+import pytest
+
+from gelucheck.backends import backend_names, get_backend
+from gelucheck.formats import FORMATS, get_format
+from gelucheck.functions import FUNCTIONS
+
+SIZES = [10**3, 10**5, 10**7]
+CUDA_SIZES = SIZES + [10**8]
+
+
+@cache
+def inputs(dtype: str, size: int) -> np.ndarray:
+    rng = np.random.default_rng(size)
+    return np.asarray(rng.uniform(-10, 10, size), dtype=get_format(dtype).dtype)
+
+
+def _baselines():
+    """copy and ReLU on NumPy arrays, the same for every function's group."""
+    return {"copy": lambda x: x.copy(), "relu": lambda x: np.maximum(x, np.zeros((), x.dtype))}
+
+
+@cache
+def copy_seconds(dtype: str, size: int) -> float:
+    """Median time of a copy, for the ratio in extra_info (measured once per group)."""
+    x = inputs(dtype, size)
+    times = []
+    for _ in range(7):
+        start = time.perf_counter()
+        x.copy()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times))
+
+
+def _cases():
+    out = []
+    for name in backend_names():
+        backend = get_backend(name)
+        if not backend.available:
+            out.append(pytest.param(None, None, None, marks=pytest.mark.skip(
+                reason=f"backend {name}: {backend.reason}"), id=f"{name}-unavailable"))
+            continue
+        sizes = CUDA_SIZES if name == "torch-cuda" else SIZES
+        for impl in backend.implementations:
+            for dtype in impl.dtypes:
+                for size in sizes:
+                    out.append(pytest.param(impl, dtype, size,
+                                            id=f"{impl.id}-{impl.function}-{dtype}-{size}"))
+    for function in FUNCTIONS:
+        for base in _baselines():
+            for dtype in FORMATS:
+                for size in SIZES:
+                    out.append(pytest.param(base, dtype, size,
+                                            id=f"baseline:{base}-{function}-{dtype}-{size}"))
+    return out
+
+
+def _extra(benchmark, dtype, size):
+    seconds = benchmark.stats.stats.median
+    itemsize = get_format(dtype).bits // 8
+    benchmark.extra_info.update({
+        "elements_per_s": size / seconds, "bytes_per_s": 2 * itemsize * size / seconds,
+        "ratio_to_copy": seconds / copy_seconds(dtype, size)})
+
+
+@pytest.mark.parametrize("impl, dtype, size", _cases())
+def test_speed(benchmark, impl, dtype, size, request):
+    x = inputs(dtype, size)
+    if isinstance(impl, str):  # a baseline, shown in the group of the function in its id
+        function = request.node.callspec.id.split("-")[1]
+        fn, arg = _baselines()[impl], x
+    else:
+        function = impl.function
+        fn, arg = impl.timed_call(x)
+    benchmark.group = f"{function} {dtype} n={size:.0e}"
+    sync = getattr(impl, "synchronize", None)
+    if sync is not None:
+        def run():
+            fn(arg)
+            sync()
+        benchmark(run)
+    else:
+        benchmark(fn, arg)
+    _extra(benchmark, dtype, size)
