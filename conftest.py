@@ -1,7 +1,22 @@
 """Shared by tests/ and tests/benchmarks/. The gelucheck plugin itself loads through its
 ``pytest11`` entry point, as it does for users of the installed package."""
+from pathlib import Path
+
 import mpmath
 import pytest
+
+pytest_plugins = ["pytester"]
+BENCHMARKS = Path(__file__).parent / "tests" / "benchmarks"
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Benchmarks run only when asked for by path: the default run stays fast and quiet."""
+    if collection_path == BENCHMARKS:
+        asked = any(BENCHMARKS == Path(a.split("::")[0]).resolve()
+                    or BENCHMARKS in Path(a.split("::")[0]).resolve().parents
+                    for a in config.args)
+        return not asked
+    return None
 
 
 @pytest.fixture(autouse=True)
@@ -10,6 +25,3 @@ def _restore_mpmath_precision():
     prec = mpmath.mp.prec
     yield
     mpmath.mp.prec = prec
-
-
-pytest_plugins = ["pytester"]

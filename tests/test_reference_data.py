@@ -160,3 +160,24 @@ def test_mpmath_error_margin_is_conservative():
             with mpmath.mp.workprec(4 * mpref.START_PRECISION):
                 rel = abs(lo - hi) / abs(hi) if hi else abs(lo)
             assert rel < mpmath.mpf(2) ** -(mpref.START_PRECISION - mpref.ERROR_BITS_LOST)
+
+
+def test_residual_keeps_the_side_of_a_power_of_two():
+    """By hand: Φ(x) = 1/2 + xφ(0) + ... lies just below 1/2 for tiny x < 0, so ulp there is
+    2^-25 and the float32 just below 1/2 is one ulp away (not half of one, as a float64 of
+    the exact value - which is 1/2 itself - would say). Likewise GELU(16) = 16(1 - Q(16)) lies
+    just below 16: its ulp is 2^-20."""
+    from gelucheck.checks import data
+    from gelucheck.ulp import ulp_error
+
+    tab = data.table("float32")
+    x = tab.x.astype(np.float64)
+    i = int(np.flatnonzero((x < 0) & (np.abs(x) < 2.0**-60))[0])
+    below_half = np.float32(0.5) - np.float32(2.0**-25)
+    assert ulp_error([below_half], data.exact(tab, "phi")[i:i + 1], "float32")[0] == \
+        pytest.approx(1.0, abs=1e-9)
+    j = int(np.flatnonzero(x == 16.0)[0])
+    below_16 = np.float32(16) - np.float32(2.0**-20)
+    assert ulp_error([below_16], data.exact(tab, "gelu")[j:j + 1], "float32")[0] == \
+        pytest.approx(1.0, abs=1e-9)
+    assert np.signbit(tab.residual("gelu")[j]) and np.signbit(tab.residual("phi")[i])

@@ -1,10 +1,13 @@
 """The ulp metric of design.md: |y - v| / ulp(v), ulp(v) = 2**(max(e, emin) - p + 1),
 e = floor(log2|v|). 0.5 is the bound of correct rounding; fractions matter.
 
-``exact`` is a float64 array for the 16- and 32-bit formats (53 bits carry the fraction of
-their ulps far beyond need). No float64 carries the exact value of a float64 result, so for
-float64 ``exact`` is an :class:`Exact`: the correctly rounded value plus its residual in ulps,
-which stays exact in the subnormal range, where the low half of a double-double underflows.
+``exact`` may be a float64 array for the 16- and 32-bit formats: 53 bits carry the fraction
+of their ulps far beyond need - except within 2^-53 of a power of two, where the float64 can
+land on the power itself and ulp(v) is then taken from the wrong binade (Φ(x) for negative
+|x| < 2^-54 is just below 1/2, and its float64 is 1/2). An :class:`Exact` - the correctly
+rounded value plus its residual in ulps - has no such blind spot and stays exact in the
+subnormal range, where the low half of a double-double underflows; float64 requires it, and
+the reference data is always passed that way.
 """
 from __future__ import annotations
 
@@ -54,7 +57,11 @@ def _ulp_of_exact(exact: Exact, fmt: Format) -> np.ndarray:
     e = _floor_log2(r)
     mantissa = np.frexp(r)[0]
     # v just inside a binade below the power of two it rounded up to: ulp of the lower binade.
-    below = (np.abs(mantissa) == 0.5) & (exact.residual * np.sign(r) < 0)
+    # A residual of -0.0 (or +0.0 below a negative value) says which side a difference too
+    # small for float64 lies on; a true zero residual is +0.0 on a positive value.
+    residual = exact.residual
+    inward = np.signbit(residual) != np.signbit(r)
+    below = (np.abs(mantissa) == 0.5) & inward
     return np.ldexp(1.0, _ulp_exponent(np.where(below, e - 1, e), fmt))
 
 

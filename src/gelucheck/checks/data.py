@@ -15,11 +15,14 @@ def table(dtype: str) -> store.Table:
     return store.load(dtype)
 
 
-def exact(tab: store.Table, function: str):
-    """What ulp_error takes as the exact value: float64, or (rounded, residual) for float64."""
-    if tab.fmt.bits == 64:
-        return Exact(tab.exact(function), tab.residual(function))
-    return tab.exact(function)
+def exact(tab: store.Table, function: str) -> Exact:
+    """What ulp_error takes as the exact value: (rounded, residual), in every format.
+
+    Even for 16- and 32-bit formats a float64 is not enough near powers of two: Φ(-x) for
+    tiny x is 1/2 - |x|φ(0), which float64 rounds to 1/2 when |x| < 2^-54, so ulp(v) taken
+    from the float64 would be the binade above, twice too large. The residual knows the side.
+    """
+    return Exact(tab.rounded(function).astype(np.float64), tab.residual(function))
 
 
 def inputs(dtype: str) -> np.ndarray:

@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 
 from ..backends import Implementation, ImplementationError
-from ..formats import FLOAT64, Format, get_format
+from ..formats import Format, get_format
 from ..reference import gelu_minimum, gelu_tanh_minimum
 from ..reference.mpref import round_value
 from ..ulp import Exact, ulp_error
@@ -53,8 +53,7 @@ def check(impl: Implementation, dtype: str) -> dict | None:
     on = np.flatnonzero(y == smallest)
     centre = len(xs) // 2  # window() puts the rounded x* in the middle
     r = round_value(v_star, fmt)
-    exact = (Exact([float(FLOAT64.from_bits(r.float64_bits))], [r.residual]) if fmt.bits == 64
-             else np.array([float(FLOAT64.from_bits(r.float64_bits))]))
+    exact = Exact([float(np.asarray(fmt.from_bits(r.bits), dtype=np.float64))], [r.residual])
     return {
         "x_star": float(x_star), "x_star_rounded": float(rounded_x),
         "plateau_lo": float(xs[on[0]]), "plateau_hi": float(xs[on[-1]]),

@@ -32,10 +32,8 @@ def _expected(function: str, label: str, x: float, fmt):
     if label in LIMITS[function]:
         return LIMITS[function][label], None
     r = correctly_rounded(function, x, fmt)
-    exact64 = float(FLOAT64.from_bits(r.float64_bits))
-    if fmt.bits == 64:
-        return exact64, Exact([exact64], [r.residual])
-    return exact64, np.array([exact64])
+    rounded = float(np.asarray(fmt.from_bits(r.bits), dtype=np.float64))
+    return float(FLOAT64.from_bits(r.float64_bits)), Exact([rounded], [r.residual])
 
 
 def check(impl: Implementation, dtype: str) -> dict[str, dict]:

@@ -6,6 +6,7 @@ that band, otherwise the precision doubles.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import mpmath
@@ -95,8 +96,20 @@ def _saturated(function: str, x: float, fmt: Format) -> Rounded:
         value = 0.0 if negative else 1.0
     else:
         value = -0.0 if negative else x
-    residual = 0.0 if negative else -0.0
+    residual = math.copysign(0.0, _tiny_residual_sign(function, x))
     return Rounded(int(fmt.bits_of(value)), int(FLOAT64.bits_of(value)), residual, 0)
+
+
+def _tiny_residual_sign(function: str, x: float) -> float:
+    """The sign of exact - rounded where the working precision could not see the difference:
+    the result then sits on one of the functions' limits, and the side is known: Φ(x) is
+    1/2 + xφ(0) + ... for small |x| and 1 - Q(x) or Q(|x|) > 0 far out; GELU and its tanh form
+    are x/2 + (positive) for small |x|, just below x far right, and negative far left."""
+    if abs(x) < 1:
+        return x if function == "phi" else 1.0
+    if function == "phi":
+        return -1.0 if x > 0 else 1.0
+    return -1.0
 
 
 def round_value(value, fmt: Format) -> Rounded:
@@ -123,8 +136,10 @@ def correctly_rounded(function: str, x: float, fmt: Format) -> Rounded:
                 for f in {fmt, FLOAT64}}
         if ends == {True}:
             bits = round_exact(man, exp, fmt)
-            return Rounded(bits, round_exact(man, exp, FLOAT64),
-                           residual_ulps(man, exp, bits, fmt), prec)
+            residual = residual_ulps(man, exp, bits, fmt)
+            if residual == 0 and x != 0:  # transcendental: only its side is unseen here
+                residual = math.copysign(0.0, _tiny_residual_sign(function, x))
+            return Rounded(bits, round_exact(man, exp, FLOAT64), residual, prec)
         prec *= 2
     raise ArithmeticError(f"{function}({x!r}) could not be rounded safely at {MAX_PRECISION} bits")
 
