@@ -57,8 +57,8 @@ def _ulp_of_exact(exact: Exact, fmt: Format) -> np.ndarray:
     e = _floor_log2(r)
     mantissa = np.frexp(r)[0]
     # v just inside a binade below the power of two it rounded up to: ulp of the lower binade.
-    # A residual of -0.0 (or +0.0 below a negative value) says which side a difference too
-    # small for float64 lies on; a true zero residual is +0.0 on a positive value.
+    # The sign of the residual says the side, even as a signed zero (a difference too small
+    # for float64); an exact value's zero residual is signed like the value (not inward).
     residual = exact.residual
     inward = np.signbit(residual) != np.signbit(r)
     below = (np.abs(mantissa) == 0.5) & inward

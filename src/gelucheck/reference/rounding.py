@@ -52,13 +52,17 @@ def decode(bits: int, fmt: Format) -> tuple[int, int]:
 
 
 def residual_ulps(man: int, exp: int, bits: int, fmt: Format) -> float:
-    """(v - rounded) / ulp(v) for v = man * 2**exp and its rounding ``bits``; in [-1/2, 1/2]."""
+    """(v - rounded) / ulp(v) for v = man * 2**exp and its rounding ``bits``; in [-1/2, 1/2].
+
+    Zero when v is representable, signed like v: a residual signed unlike the rounded value
+    means "v lies inward of it" (ulp.Exact), which an exact value never does."""
     if man == 0:
         return 0.0
     qe = quantum_exponent_of(exp + abs(man).bit_length() - 1, fmt)
     r_man, r_exp = decode(bits, fmt)
-    return float((Fraction(man) * Fraction(2) ** exp - Fraction(r_man) * Fraction(2) ** r_exp)
-                 / Fraction(2) ** qe)
+    residual = float((Fraction(man) * Fraction(2) ** exp - Fraction(r_man) * Fraction(2) ** r_exp)
+                     / Fraction(2) ** qe)
+    return residual if residual or man > 0 else -0.0
 
 
 def is_overflow(bits: int, fmt: Format) -> bool:
