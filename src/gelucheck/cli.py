@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from .formats import FORMATS
@@ -104,6 +105,24 @@ def _add_measure(sub) -> None:
     compare.add_argument("new")
     compare.add_argument("--fail-on-regression", action="store_true",
                          help="exit 1 when anything got worse")
+    sweep = sub.add_parser("sweep", help="every float32 input (or a --range of encodings) of "
+                           "one or more implementations, against one reference pass")
+    sweep.add_argument("--backend", action="append", default=[], metavar="NAME[:IMPL]",
+                       help="a backend, or one implementation of it (repeatable)")
+    sweep.add_argument("--impl", action="append", default=[], metavar="MOD:FN",
+                       help="your callable (repeatable)")
+    sweep.add_argument("--framework", default="numpy", type=_choices("framework",
+                                                                     ["numpy", "torch"]))
+    sweep.add_argument("--device", default="cpu", type=_choices("device", ["cpu", "cuda"]))
+    sweep.add_argument("--function", required=True, type=_choices("function", FUNCTIONS))
+    sweep.add_argument("--dtype", default="float32", help="float32 (the only one to sweep)")
+    sweep.add_argument("--range", metavar="START:STOP", help="hex encodings, STOP excluded "
+                       "(default: all 2^32)")
+    sweep.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    sweep.add_argument("--json", metavar="FILE")
+    sweep.add_argument("--checkpoint", metavar="DIR", help="save each finished task here and "
+                       "resume from it")
+    sweep.add_argument("--no-progress", action="store_true")
     budgets = sub.add_parser("budgets", help="measure every available backend and (re)write "
                              "the budgets file, keeping its recorded defects")
     budgets.add_argument("--write", metavar="FILE", required=True)
@@ -218,6 +237,50 @@ def _budgets(args) -> int:
     return 0
 
 
+def _sweep(args) -> int:
+    from .backends import get_backend
+    from .report import jsonio
+    from .sweep.runner import check_dtype, parse_range, sweep
+
+    check_dtype(args.dtype)
+    span = parse_range(args.range)
+    specs = []
+    for b in args.backend:
+        name, _, impl = b.partition(":")
+        backend = get_backend(_choices("backend", _backend_names())(name))
+        if not backend.available:
+            raise ValueError(f"backend {name} is unavailable: {backend.reason}")
+        names = [impl] if impl else sorted({i.name for i in backend.implementations
+                                            if i.function == args.function})
+        specs += [{"kind": "builtin", "impl": f"{name}:{n}", "function": args.function}
+                  for n in names]
+    specs += [{"kind": "user", "impl": spec, "function": args.function,
+               "framework": args.framework, "device": args.device} for spec in args.impl]
+    if not specs:
+        raise ValueError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")
+    results = sweep(specs, args.function, span, args.workers, args.checkpoint,
+                    progress=not args.no_progress)
+    for r in results:
+        if r.get("error"):
+            print(f"ERROR {r['backend']}:{r['implementation']}: {r['error']}")
+            continue
+        print(f"{r['backend']}:{r['implementation']} {r['function']} float32 "
+              f"[{r['range'][0]}, {r['range'][1]}): {r['n_inputs']:,} inputs, max "
+              f"{r['max_ulp']:.4g} ulp at {r['worst_input']!r} ({r['worst_input_hex']}), mean "
+              f"{r['mean_ulp']:.4g}, correctly rounded {r['correctly_rounded_fraction']:.4%}, "
+              f"{r['wall_s']:.1f} s ({r['n_inputs'] / r['wall_s'] / 1e6:.1f} M inputs/s); "
+              f"{r['n_slow_reference']:,} needed mpmath")
+    if args.json:
+        jsonio.write(results, args.json)
+    return 0
+
+
+def _backend_names() -> list[str]:
+    from .backends import backend_names
+
+    return backend_names()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="gelucheck", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -229,11 +292,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"reference": _reference, "list": _list, "compare": _compare,
-                "budgets": _budgets, "check": lambda a: _measure(a, with_drift=False),
+                "budgets": _budgets, "sweep": _sweep,
+                "check": lambda a: _measure(a, with_drift=False),
                 "report": lambda a: _measure(a, with_drift=True)}
     try:
         return handlers[args.command](args)
-    except ValueError as exc:  # bad input found past argparse: name it, no traceback
+    except (ValueError, argparse.ArgumentTypeError) as exc:  # bad input past argparse
         print(f"gelucheck: error: {exc}", file=sys.stderr)
         return 2
 

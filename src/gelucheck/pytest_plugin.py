@@ -20,6 +20,7 @@ OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
            "function": "GELUCHECK_FUNCTION"}
 PROPERTY = "gelucheck"
 NOTE = "gelucheck-note"
+SWEEP = "gelucheck-sweep"  # exhaustive chunk results, merged by the controller
 
 
 def pytest_addoption(parser):
@@ -29,15 +30,37 @@ def pytest_addoption(parser):
                         help=f"{name}s to check (repeatable or comma separated; env {env})")
     group.addoption("--budgets", default=None,
                     help="budgets file (default: $GELUCHECK_BUDGETS or tests/budgets.toml)")
+    group.addoption("--sweep-range", default=None, metavar="START:STOP",
+                    help="exhaustive tests: float32 encodings to sweep (hex; default all)")
+    group.addoption("--sweep-json", default=None, metavar="FILE",
+                    help="exhaustive tests: write the merged sweep result here")
     group.addoption("--reference-dir", default=None,
                     help="reference data folder (default: $GELUCHECK_REFERENCE or reference/)")
 
 
+def _sweep_results(chunks_by_function: dict[str, list[dict]], span) -> list[dict]:
+    """Merge the chunks that xdist workers (or hosts) computed into one result per
+    implementation, as ``gelucheck sweep`` would have written it."""
+    from .backends import find
+    from .sweep.stats import merge_all, results
+
+    out = []
+    for function, chunks in chunks_by_function.items():
+        merged = merge_all(chunks)
+        impls = []
+        for key in merged["implementations"]:
+            spec, _, fn = key.rpartition("/")
+            impls += find(spec, fn)
+        out += results(merged, impls, function, span)
+    return out
+
+
 def pytest_configure(config):
+    config.addinivalue_line("markers", "exhaustive: one chunk of an exhaustive float32 sweep")
     directory = config.getoption("--reference-dir")
     if directory:
         os.environ["GELUCHECK_REFERENCE"] = directory
-    config.pluginmanager.register(Collector(), "gelucheck-collector")
+    config.pluginmanager.register(Collector(config), "gelucheck-collector")
     _choices(config)  # a misspelt name is a usage error at once, not a collection error
 
 
@@ -73,8 +96,8 @@ def _selected_implementations(config):
     return found, dtypes, skipped
 
 
-def _skip_params(skipped):
-    return [pytest.param(None, marks=pytest.mark.skip(reason=f"backend {n}: {why}"),
+def _skip_params(skipped, *marks):
+    return [pytest.param(None, marks=[pytest.mark.skip(reason=f"backend {n}: {why}"), *marks],
                          id=f"{n}-unavailable") for n, why in skipped]
 
 
@@ -86,6 +109,8 @@ def pytest_generate_tests(metafunc):
                   for i in impls for d in dtypes
                   if d in i.dtypes and (wanted is None or i.function in wanted)]
         metafunc.parametrize("accuracy_case", params + _skip_params(skipped))
+    if "sweep_case" in metafunc.fixturenames:
+        _sweep_params(metafunc)
     if "drift_case" in metafunc.fixturenames:
         from .checks.drift import pairs
 
@@ -94,6 +119,21 @@ def pytest_generate_tests(metafunc):
                   for e, t in pairs(impls) for d in dtypes
                   if d in t.dtypes and (e is None or d in e.dtypes)]
         metafunc.parametrize("drift_case", params + _skip_params(skipped))
+
+
+def _sweep_params(metafunc):
+    from .sweep.runner import parse_range, tasks
+
+    impls, _, skipped = _selected_implementations(metafunc.config)
+    impls = [i for i in impls if "float32" in i.dtypes]
+    span = parse_range(metafunc.config.getoption("--sweep-range"))
+    by_function = {}
+    for i in impls:
+        by_function.setdefault(i.function, []).append(i)
+    params = [pytest.param((fn, group, task), marks=pytest.mark.exhaustive,
+                           id=f"{fn}-{task[0]:08x}-{task[1]:08x}")
+              for fn, group in by_function.items() for task in tasks(*span)]
+    metafunc.parametrize("sweep_case", params + _skip_params(skipped, pytest.mark.exhaustive))
 
 
 def only_functions(*functions):
@@ -125,9 +165,11 @@ def record_gelucheck(request):
 class Collector:
     """Gathers the results that tests attached to their reports (on the xdist controller too)."""
 
-    def __init__(self):
+    def __init__(self, config):
+        self.config = config
         self.results: list[dict] = []
         self.notes: list[str] = []
+        self.chunks: dict[str, list[dict]] = {}
 
     def pytest_runtest_logreport(self, report):
         if report.when != "call":
@@ -137,6 +179,9 @@ class Collector:
                 self.results += jsonio.loads(value)
             elif key == NOTE:
                 self.notes.append(value)
+            elif key == SWEEP:
+                chunk = jsonio.loads(value)[0]
+                self.chunks.setdefault(chunk["function"], []).append(chunk)
 
     def pytest_terminal_summary(self, terminalreporter):
         accuracy = [r for r in self.results if r.get("kind") == "accuracy" and "max_ulp" in r]
@@ -144,7 +189,27 @@ class Collector:
             terminalreporter.section("gelucheck accuracy (max / mean ulp)")
             header, body = tables.accuracy_rows(accuracy)
             terminalreporter.write_line(tables.plain(header, sorted(body)))  # xdist: any order
+        if self.chunks:
+            self._sweep_summary(terminalreporter)
         if self.notes:
             terminalreporter.section("gelucheck: better than budget (tighten it)")
             for note in self.notes:
                 terminalreporter.write_line(note)
+
+    def _sweep_summary(self, terminalreporter):
+        from .sweep.runner import parse_range
+
+        span = parse_range(self.config.getoption("--sweep-range"))
+        merged = _sweep_results(self.chunks, span)
+        terminalreporter.section("gelucheck exhaustive float32 sweep")
+        covered = {f: sum(c["stop"] - c["start"] for c in cs) for f, cs in self.chunks.items()}
+        for r in merged:
+            terminalreporter.write_line(
+                f"{r['backend']}:{r['implementation']} {r['function']}: {r['n_inputs']:,} "
+                f"inputs (of {covered[r['function']]:,} swept), max {r['max_ulp']:.4g} ulp at "
+                f"{r['worst_input']!r} ({r['worst_input_hex']}), mean {r['mean_ulp']:.4g}, "
+                f"correctly rounded {r['correctly_rounded_fraction']:.4%}")
+        path = self.config.getoption("--sweep-json")
+        if path:
+            jsonio.write(merged, path)
+            terminalreporter.write_line(f"written to {path}")

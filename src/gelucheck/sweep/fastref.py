@@ -2,12 +2,17 @@
 established against mpmath, with mpmath itself for the few inputs whose float64 value lies
 too close to a float32 rounding boundary for that bound (design.md, References).
 
-Per function, x splits into three parts:
+x splits into four parts, contiguous in a monotone chunk of encodings:
+- far left (x <= -20, the tanh form x <= -12): |f(x)| < 2^-200, a signed zero; every float32
+  result rounds to zero there and the neglected value is below 2^-50 of the quantum.
 - |x| < 2^-30: Taylor, Φ = 1/2 + x·φ(0), GELU = x·Φ, tanh form = x·(1/2 + x·√(2/π)/2); the
-  next terms are below 2^-60 relative.
-- the middle: float64 SciPy ``ndtr`` (GELU: x·ndtr(x)), and x/(1 + exp(-2u)) for the tanh form.
-- saturation (x >= 9, or far enough below zero that float64 underflows): 1, x, or a zero; the
-  neglected tail is below 2^-60 relative (Q(9) < 2^-62).
+  next terms are below 2^-60 relative. Where float64 loses the x² term, the value is nudged
+  one float64 ulp towards it, so that it lies on the true side of x/2 (a float32 tie when x
+  is subnormal and odd) and of a power of two.
+- x >= 9: 1 or x; the neglected Q(9) < 2^-62 is below, never above.
+- the middle: float64 SciPy ``ndtr`` (GELU: x·ndtr(x)), x/(1 + exp(-2u)) for the tanh form,
+  checked against float32's rounding midpoints and powers of two, mpmath where too close.
+
 The error of the float64 value is at most RELATIVE_BOUND · max(|v|, 2^-126): measured
 against the mpmath reference, the worst is 2^-44.96 (Φ and GELU near x = -12.95, where
 erfc's argument rounding dominates) and 2^-45.3 for the tanh form; 2^-40 leaves 32x.
@@ -25,87 +30,137 @@ from ..reference.mpref import correctly_rounded
 RELATIVE_BOUND = 2.0**-40
 TINY = 2.0**-30
 SATURATION = 9.0
+FAR_LEFT = {"phi": -20.0, "gelu": -20.0, "gelu_tanh": -12.0}
 PHI0 = 1 / math.sqrt(2 * math.pi)
-HALF_K = math.sqrt(2 / math.pi) / 2
 K = math.sqrt(2 / math.pi)
 CUBIC = 0.044715
+TAYLOR = {"phi": PHI0, "gelu": PHI0, "gelu_tanh": K / 2}
 
 
-def fast_values(function: str, x: np.ndarray) -> np.ndarray:
-    """float64 values of the function at float32 inputs, within RELATIVE_BOUND."""
-    x64 = x.astype(np.float64)
-    a = np.abs(x64)
-    out = np.empty_like(x64)
-    tiny = a < TINY
-    high = x64 >= SATURATION
-    mid = ~(tiny | high)
-    xm = x64[mid]
-    if function == "phi":
-        out[tiny] = 0.5 + x64[tiny] * PHI0
-        out[high] = 1.0
-        out[mid] = special.ndtr(xm)
-    elif function == "gelu":
-        xt = x64[tiny]
-        out[tiny] = xt * (0.5 + xt * PHI0)
-        out[high] = x64[high]
-        out[mid] = xm * special.ndtr(xm)
-    else:
-        xt = x64[tiny]
-        out[tiny] = xt * (0.5 + xt * HALF_K)
-        out[high] = x64[high]
-        with np.errstate(over="ignore"):
-            out[mid] = xm / (1.0 + np.exp(-2.0 * K * (xm + CUBIC * xm * xm * xm)))
-    # negative underflow: ndtr and exp give +0 where GELU's sign is negative
-    if function != "phi":
-        out = np.where(out == 0, np.copysign(0.0, x64), out)
-    return out
+EXPONENT_MASK = 0x7FF0000000000000
+FRACTION_MASK = (1 << 52) - 1
+# RELATIVE_BOUND in units of the float64 last place: 2^-40 of |v| is at most 2^13 of them.
+SLACK = 1 << 13
+DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
 
 
 def float32_ulp(v: np.ndarray) -> np.ndarray:
-    """ulp(v) in float32 for float64 v, from the exponent bits (design.md's definition)."""
-    exponent = ((v.view(np.int64) >> 52) & 0x7FF) - 1023  # floor(log2|v|) for normal v
-    exponent = np.maximum(exponent, FLOAT32.emin) - (FLOAT32.precision - 1)
-    return ((exponent + 1023) << 52).view(np.float64)
+    """ulp(v) in float32 for float64 v (design.md's definition), from the exponent bits:
+    2^(e-23), and the subnormal quantum below 2^-126."""
+    scaled = (v.view(np.int64) & EXPONENT_MASK) - ((FLOAT32.precision - 1) << 52)
+    return np.maximum(scaled.view(np.float64), 2.0**FLOAT32.quantum_exponent)
 
 
-def _uncertain(v: np.ndarray, unit: np.ndarray, side_unknown: np.ndarray) -> np.ndarray:
+def _parts(x64: np.ndarray, function: str) -> dict[str, slice]:
+    """far, tiny, high and the two middle stretches, as slices of an ascending x."""
+    cut = np.searchsorted(x64, [FAR_LEFT[function], -TINY, TINY, SATURATION], "right")
+    a, b, c, d = (int(i) for i in cut)
+    # searchsorted "right" puts x == -TINY in the middle and x == +TINY in the tiny part;
+    # either form is exact to far below the bound there
+    return {"far": slice(0, a), "mid_neg": slice(a, b), "tiny": slice(b, c),
+            "mid_pos": slice(c, d), "high": slice(d, len(x64))}
+
+
+def _middle(function: str, x: np.ndarray) -> np.ndarray:
+    if function == "phi":
+        return special.ndtr(x)
+    if function == "gelu":
+        return x * special.ndtr(x)
+    with np.errstate(over="ignore"):
+        return x / (1.0 + np.exp(-2.0 * K * (x + CUBIC * x * x * x)))
+
+
+def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
     """Where the float64 value is too close, for RELATIVE_BOUND, to a float32 rounding
-    midpoint (the rounding could go either way) or to a power of two (ulp(v) could halve).
-    The bound is relative to max(|v|, 2^-126): below, float32's quantum is fixed."""
-    rounded = v.astype(np.float32).astype(np.float64)
-    scale = np.maximum(np.abs(v), FLOAT32.smallest_normal)
-    near_midpoint = np.abs(v - rounded) > (0.5 * unit - RELATIVE_BOUND * scale)
-    mantissa = np.abs(np.frexp(v)[0])
-    near_power = side_unknown & (np.abs(v) >= FLOAT32.smallest_normal) & (
-        (mantissa - 0.5 < RELATIVE_BOUND) | (1.0 - mantissa < RELATIVE_BOUND))
-    return (near_midpoint | near_power) & (v != 0)
+    midpoint (the rounding could go either way) or to a power of two (ulp(v) could halve),
+    unless the side of the power is known. Integer tests on the float64 encoding: a float32
+    midpoint has the 29 dropped bits 1000...0, a power of two a zero fraction."""
+    bits = v.view(np.int64)
+    dropped = bits & ((1 << DROPPED) - 1)
+    half = 1 << (DROPPED - 1)  # two comparisons: NumPy's int64 abs branches, 20x slower here
+    doubt = (dropped >= half - SLACK) & (dropped <= half + SLACK)
+    if not side_known:
+        fraction = bits & FRACTION_MASK
+        doubt |= (fraction <= SLACK) | (fraction >= FRACTION_MASK - SLACK)
+    # below float32's normal range the quantum is fixed: test against it directly
+    small = np.abs(v) < FLOAT32.smallest_normal
+    if small.any():
+        q = 2.0**FLOAT32.quantum_exponent
+        vs = v[small]
+        residual = np.abs(vs - np.round(vs / q) * q)
+        doubt[small] = (residual > 0.5 * q - RELATIVE_BOUND * FLOAT32.smallest_normal) & (vs != 0)
+    return doubt
+
+
+def _fill(function: str, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """v and unit for an ascending float64 x; returns the indices that need mpmath."""
+    parts = _parts(x64, function)
+    far, tiny, high = parts["far"], parts["tiny"], parts["high"]
+    if function == "phi":
+        v[far] = 0.0
+        unit[far] = 2.0**FLOAT32.quantum_exponent
+        v[tiny] = 0.5 + x64[tiny] * PHI0
+        # Φ = 1/2 ± |x|φ(0): the side of 1/2 is the sign of x (x = ±0: exactly 1/2)
+        unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)
+        v[high] = 1.0
+        unit[high] = 2.0**-24  # Φ < 1: binade [1/2, 1)
+    else:
+        v[far] = np.copysign(0.0, x64[far])
+        unit[far] = 2.0**FLOAT32.quantum_exponent
+        xt = x64[tiny]
+        vt = xt * (0.5 + xt * TAYLOR[function])
+        half = xt * 0.5
+        # one float64 ulp towards +inf (the x² term's side), by the encoding: cheap
+        up = (half.view(np.int64) + np.where(half > 0, 1, -1)).view(np.float64)
+        v[tiny] = np.where((vt == half) & (xt != 0), up, vt)
+        unit[tiny] = float32_ulp(v[tiny])
+        v[high] = x64[high]
+        unit[high] = float32_ulp(v[high])
+        power = np.frexp(v[high])[0] == 0.5  # just below x, a power of two: the lower binade
+        unit[high] = np.where(power, unit[high] / 2, unit[high])
+    slow = []
+    for name in ("mid_neg", "mid_pos"):
+        s = parts[name]
+        if s.stop <= s.start:
+            continue
+        vm = _middle(function, x64[s])
+        if function != "phi":
+            vm = np.where(vm == 0, np.copysign(0.0, x64[s]), vm)  # underflow keeps GELU's sign
+        v[s] = vm
+        phi_right = function == "phi" and name == "mid_pos"  # Φ < 1: binade [1/2, 1)
+        unit[s] = 2.0**-24 if phi_right else float32_ulp(vm)
+        slow.append(np.flatnonzero(_uncertain(vm, side_known=phi_right)) + s.start)
+    return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 
 def reference(function: str, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """(v, unit, slow): float64 values of the function at float32 inputs, float32's ulp of
-    the exact values, and how many needed mpmath because the fast value was uncertain."""
-    v = fast_values(function, x)
-    unit = float32_ulp(v)
-    # Where the side of a power of two is known, no mpmath is needed for it:
-    # Φ(x) < 1 for every x > 0, so its binade is [1/2, 1) there; Φ(x) = 1/2 ± |x|φ(0) for
-    # tiny x takes the side of the sign of x; saturated GELU is just below x.
-    if function == "phi":
-        known = x > 0
-        unit = np.where(known, 2.0**-24, unit)
-        tiny = np.abs(x) < TINY
-        unit = np.where(tiny & (x < 0), 2.0**-25, unit)
-        known |= tiny
-    else:
-        known = x >= SATURATION
-        power = np.abs(np.frexp(v)[0]) == 0.5
-        unit = np.where(known & power, unit / 2, unit)
-    slow = np.flatnonzero(_uncertain(v, unit, ~known))
+    the exact values, and how many inputs needed mpmath because the fast value was uncertain.
+    Fastest for a monotone x (a run of encodings of one sign); any order is accepted."""
+    x64 = x.astype(np.float64)
+    descending = len(x64) > 1 and x64[0] > x64[-1]
+    order = None
+    if descending:
+        x64 = x64[::-1]
+    if len(x64) > 1 and not (x64[0] <= x64[len(x64) // 2] <= x64[-1]
+                             and np.all(x64[1:] >= x64[:-1])):
+        order = np.argsort(x64, kind="stable")
+        x64 = x64[order]
+    v = np.empty_like(x64)
+    unit = np.empty_like(x64)
+    slow = _fill(function, x64, v, unit)
     for i in slow:
-        r = correctly_rounded(function, float(x[i]), FLOAT32)
+        r = correctly_rounded(function, float(x64[i]), FLOAT32)
         v[i] = float(FLOAT64.from_bits(r.float64_bits))
         rounded = float(FLOAT32.from_bits(r.bits))
         unit[i] = float32_ulp(np.array([rounded]))[0] * (0.5 if _below_power(rounded, r.residual)
                                                          else 1.0)
+    if order is not None:
+        inverse = np.empty_like(order)
+        inverse[order] = np.arange(len(order))
+        v, unit = v[inverse], unit[inverse]
+    if descending:
+        v, unit = v[::-1], unit[::-1]
     return v, unit, len(slow)
 
 

@@ -1,0 +1,130 @@
+"""One chunk of an exhaustive float32 sweep: the reference once, every implementation
+against it, reduced to mergeable statistics (sums, maxima, a histogram) per region."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ..backends import Implementation, ImplementationError
+from ..checks.regions import REGIONS
+from ..formats import FLOAT32
+from .fastref import reference
+
+# Histogram of ulp errors: bin 0 is [0, 1/2] (correctly rounded), bin 1 (1/2, 1), bin k >= 2
+# [2^(k-2), 2^(k-1)), the second last everything from 2^(BINS-3) up, the last inf and NaN.
+BINS = 36
+
+
+def histogram_edges() -> list[float]:
+    return [0.0, 0.5] + [2.0 ** (k - 2) for k in range(2, BINS - 1)] + [float("inf")]
+
+
+def _histogram(err: np.ndarray) -> np.ndarray:
+    """Counts per bin of errors above 1/2 (bin 0 is left for the caller to fill)."""
+    exponent = np.frexp(np.where(np.isfinite(err), err, 1.0))[1]  # err in [2^(e-1), 2^e)
+    index = np.clip(exponent + 1, 1, BINS - 2)
+    index = np.where(np.isfinite(err), index, BINS - 1)
+    return np.bincount(index, minlength=BINS)
+
+
+def _slices(x: np.ndarray) -> list[tuple[str, slice]]:
+    """Each region's part of a chunk, which is monotone in x (one sign of encodings)."""
+    ascending = len(x) < 2 or not np.signbit(x[-1])
+    key = x if ascending else -x
+    out = []
+    for name, lo, hi in REGIONS:
+        if ascending:
+            a, b = np.searchsorted(key, lo, "left"), np.searchsorted(key, hi, "left")
+        else:  # lo <= x < hi  <=>  -hi < -x <= -lo
+            a, b = np.searchsorted(key, -hi, "right"), np.searchsorted(key, -lo, "right")
+        if b > a:
+            out.append((name, slice(int(a), int(b))))
+    return out
+
+
+def _stats(err: np.ndarray, bits: np.ndarray) -> dict:
+    i = int(np.argmax(err))
+    total = float(err.sum())
+    if np.isfinite(total):
+        n_finite = int(err.size)
+    else:
+        finite = np.isfinite(err)
+        n_finite, total = int(np.count_nonzero(finite)), float(err[finite].sum())
+    return {"n": int(err.size), "max_ulp": float(err[i]), "worst_bits": int(bits[i]),
+            "sum_ulp": total, "n_finite": n_finite}
+
+
+BLOCK = 1 << 16  # inner block: its temporaries stay in cache and in malloc's free lists
+
+
+def evaluate(impls: list[Implementation], function: str, start: int, stop: int) -> dict:
+    """Statistics of each implementation over the encodings [start, stop) (one sign, finite),
+    computed block by block and merged."""
+    from .stats import merge_chunks
+
+    out = None
+    for a in range(start, stop, BLOCK):
+        part = _evaluate_block(impls, function, a, min(a + BLOCK, stop))
+        out = part if out is None else merge_chunks(out, part)
+    return out
+
+
+def _evaluate_block(impls: list[Implementation], function: str, start: int, stop: int) -> dict:
+    clock = time.perf_counter()
+    bits = np.arange(start, stop, dtype=np.uint32)
+    x = bits.view(np.float32)
+    v, unit, slow = reference(function, x)
+    regions = _slices(x)
+    out = {"function": function, "start": start, "stop": stop, "n_slow_reference": slow,
+           "implementations": {},
+           "reference_s": time.perf_counter() - clock}
+    for impl in impls:
+        key = f"{impl.id}/{impl.function}"
+        clock = time.perf_counter()
+        try:
+            y = impl(x)
+        except ImplementationError as exc:
+            out["implementations"][key] = {"error": str(exc)}
+            continue
+        evaluated = time.perf_counter()
+        diff = np.abs(y.astype(np.float64) - v)
+        with np.errstate(invalid="ignore"):
+            err = diff / unit
+        nan = np.isnan(err)
+        if nan.any():
+            err[nan] = np.inf  # a NaN result where the exact value is a number
+        stats = _stats(err, bits)
+        j = int(np.argmax(diff))
+        wrong = np.flatnonzero(err > 0.5)
+        histogram = _histogram(err[wrong])
+        histogram[0] = len(err) - len(wrong)
+        stats.update({
+            "computed": float(y[stats["worst_bits"] - start]),
+            "exact": float(v[stats["worst_bits"] - start]),
+            "max_abs": float(diff[j]), "max_abs_bits": int(bits[j]),
+            "not_correctly_rounded": int(len(wrong)),
+            "histogram": histogram.tolist(),
+            "regions": {name: _stats(err[s], bits[s]) for name, s in regions},
+            "eval_s": evaluated - clock, "check_s": time.perf_counter() - evaluated,
+        })
+        out["implementations"][key] = stats
+    return out
+
+
+def finite_ranges(start: int = 0, stop: int = 1 << 32) -> list[tuple[int, int]]:
+    """The finite encodings within [start, stop), split at the sign: [0, +inf), [-0, -inf)."""
+    out = []
+    for a, b in ((0, 0x7F800000), (0x80000000, 0xFF800000)):
+        lo, hi = max(a, start), min(b, stop)
+        if hi > lo:
+            out.append((lo, hi))
+    return out
+
+
+def hex32(bits: int) -> str:
+    return f"0x{bits:08x}"
+
+
+def value_of(bits: int) -> float:
+    return float(FLOAT32.from_bits(bits))

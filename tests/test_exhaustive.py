@@ -1,0 +1,23 @@
+"""The exhaustive float32 sweep as pytest items, one per chunk of encodings (marker
+``exhaustive``, out of the default run):
+
+    pytest -n auto -m exhaustive tests/test_exhaustive.py --backend torch --function gelu
+
+spreads the chunks over cores (or hosts, with xdist's own remote workers); the controller
+merges the chunk results into one report (--sweep-json FILE writes it).
+"""
+from gelucheck.pytest_plugin import SWEEP
+from gelucheck.sweep import chunk
+
+
+def test_sweep_chunk(sweep_case, request):
+    function, impls, (start, stop) = sweep_case
+    result = chunk.evaluate(impls, function, start, stop)
+    errors = {k: s["error"] for k, s in result["implementations"].items() if "error" in s}
+    assert not errors, errors
+    for key, stats in result["implementations"].items():
+        assert stats["n"] == stop - start, key  # every encoding of the chunk was checked
+        assert sum(stats["histogram"]) == stats["n"]
+    from gelucheck.report import jsonio
+
+    request.node.user_properties.append((SWEEP, jsonio.dumps([result])))

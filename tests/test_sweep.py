@@ -1,0 +1,242 @@
+"""The exhaustive float32 sweep: its fast reference, its chunks, resuming, bad input."""
+import json
+
+import mpmath
+import numpy as np
+import pytest
+
+from gelucheck.backends import find, load_user
+from gelucheck.checks import data
+from gelucheck.checks.regions import REGIONS, mask
+from gelucheck.cli import main
+from gelucheck.formats import FLOAT32, FLOAT64
+from gelucheck.reference.mpref import correctly_rounded
+from gelucheck.sweep import chunk, fastref, runner
+from gelucheck.sweep.stats import merge_all
+
+FUNCTIONS = ("phi", "gelu", "gelu_tanh")
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch, request):
+    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
+
+
+def _bound_holds(function, x, exact):
+    fast = fastref.reference(function, x)[0]
+    scale = np.maximum(np.abs(exact), FLOAT32.smallest_normal)
+    # the fast value, or mpmath's where it was uncertain: within the bound (plus float64's
+    # own rounding of the exact value)
+    return np.abs(fast - exact) <= fastref.RELATIVE_BOUND * scale + 2.0**-53 * np.abs(exact)
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_bound_holds_on_the_stored_reference(function):
+    tab = data.table("float32")
+    ok = _bound_holds(function, tab.x, tab.exact(function))
+    assert ok.all(), tab.x[~ok][:5]
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_bound_holds_on_a_fresh_random_sample_against_mpmath(function):
+    """1,500 random encodings (every binade equally likely) and 1,500 values in [-15, 15]."""
+    rng = np.random.default_rng(2026)
+    bits = rng.integers(0, 0xFF800000, 1500, dtype=np.uint64).astype(np.uint32)
+    bits = bits[(bits < 0x7F800000) | (bits >= 0x80000000)]
+    x = np.concatenate([bits.view(np.float32), rng.uniform(-15, 15, 1500).astype(np.float32)])
+    x = np.sort(x)
+    exact = np.array([float(FLOAT64.from_bits(correctly_rounded(function, float(v), FLOAT32)
+                                              .float64_bits)) for v in x])
+    ok = _bound_holds(function, x, exact)
+    assert ok.all(), x[~ok][:5]
+
+
+def test_measured_worst_error_is_well_inside_the_bound():
+    """The margin the docstring promises: the fast float64 path is 2^4 or more inside."""
+    tab = data.table("float32")
+    for function in FUNCTIONS:
+        v = fastref.reference(function, tab.x)[0]
+        e = tab.exact(function)
+        rel = np.abs(v - e) / np.maximum(np.abs(e), FLOAT32.smallest_normal)
+        assert rel.max() < fastref.RELATIVE_BOUND / 16
+
+
+def test_units_agree_with_the_stored_residuals():
+    """float32's ulp of the exact value, from the fast path, is the one the stored
+    (rounded, residual) pair implies - at powers of two and around 1/2 included."""
+    from gelucheck.ulp import _ulp_of_exact
+
+    tab = data.table("float32")
+    for function in FUNCTIONS:
+        _, unit, _ = fastref.reference(function, tab.x)
+        assert np.array_equal(unit, _ulp_of_exact(data.exact(tab, function), FLOAT32)), function
+
+
+def _window_around_minimum():
+    tab = data.table("float32")
+    start = int(FLOAT32.bits_of(np.float32(-0.7517915)))
+    lo, hi = start - 2000, start + 2000  # inside the stored window of 4,097 values
+    x = FLOAT32.from_bits(np.arange(lo, hi, dtype=np.uint32))
+    index = np.searchsorted(tab.x.astype(np.float64), x.astype(np.float64)[::-1])
+    assert np.array_equal(tab.x[index], x[::-1])
+    return lo, hi
+
+
+@pytest.mark.parametrize("spec", ["scipy:x*ndtr", "torch:F.gelu"])
+def test_chunk_equals_the_stored_reference_on_shared_inputs(spec):
+    impls = find(spec, "gelu")
+    lo, hi = _window_around_minimum()
+    swept = chunk.evaluate(impls, "gelu", lo, hi)["implementations"][f"{spec}/gelu"]
+    tab = data.table("float32")
+    x = tab.x.astype(np.float64)
+    shared = (x <= float(FLOAT32.from_bits(lo))) & (x >= float(FLOAT32.from_bits(hi - 1)))
+    from gelucheck.ulp import ulp_error
+
+    err = ulp_error(impls[0](tab.x[shared]), data.exact(tab, "gelu")[shared], FLOAT32)
+    assert swept["n"] == np.count_nonzero(shared) == hi - lo
+    # the fast reference is within 2^-40 relative, so within 2^-40 * 2^24 = 2^-16 ulps
+    assert swept["max_ulp"] == pytest.approx(err.max(), abs=2.0**-16)
+    assert swept["not_correctly_rounded"] == np.count_nonzero(err > 0.5)
+    assert swept["sum_ulp"] == pytest.approx(err.sum(), abs=len(err) * 2.0**-16)
+
+
+def test_a_planted_error_is_found():
+    from sweep_impls import PLANTED
+
+    impl = load_user("sweep_impls:planted", "gelu")
+    r = chunk.evaluate([impl], "gelu", 0x3F800000, 0x3F900000)["implementations"]
+    stats = r[f"{impl.id}/gelu"]
+    assert stats["worst_bits"] == PLANTED
+    assert 0.5 < stats["max_ulp"] <= 1.5
+    clean = load_user("sweep_impls:rounded_once", "gelu")
+    base = chunk.evaluate([clean], "gelu", 0x3F800000, 0x3F900000)["implementations"]
+    assert stats["not_correctly_rounded"] == base[f"{clean.id}/gelu"]["not_correctly_rounded"] + 1
+
+
+def test_histogram_and_regions_are_consistent():
+    impls = find("torch:F.gelu", "gelu")
+    r = chunk.evaluate(impls, "gelu", 0xC0A00000 - 3000, 0xC0A00000 + 3000)  # around x = -5
+    s = r["implementations"]["torch:F.gelu/gelu"]
+    assert sum(s["histogram"]) == s["n"] == 6000
+    assert s["histogram"][0] == s["n"] - s["not_correctly_rounded"]
+    assert set(s["regions"]) == {"x<-5", "-5<=x<-1"}
+    x = FLOAT32.from_bits(np.arange(0xC0A00000 - 3000, 0xC0A00000 + 3000, dtype=np.uint32))
+    for name, lo, hi in REGIONS:
+        if name in s["regions"]:
+            assert s["regions"][name]["n"] == np.count_nonzero(mask(x, lo, hi))
+
+
+def _spec(impl="torch:F.gelu"):
+    return [{"kind": "builtin", "impl": impl, "function": "gelu"}]
+
+
+def test_interrupted_sweep_resumes_to_the_same_result(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "TASK", 1 << 14)
+    span = (0xBF000000, 0xBF000000 + (1 << 16))
+    whole = runner.sweep(_spec(), "gelu", span, workers=1, progress=False)
+    calls = {"n": 0}
+    real = runner._run_task
+
+    def dies_after_two(task):
+        calls["n"] += 1
+        if calls["n"] > 2:
+            raise KeyboardInterrupt  # Ctrl-C, or a killed worker
+        return real(task)
+
+    monkeypatch.setattr(runner, "_run_task", dies_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        runner.sweep(_spec(), "gelu", span, workers=1, checkpoint=tmp_path, progress=False)
+    assert len(list(tmp_path.glob("task_*.json"))) == 2
+    monkeypatch.setattr(runner, "_run_task", real)
+    resumed = runner.sweep(_spec(), "gelu", span, workers=1, checkpoint=tmp_path,
+                           progress=False)
+    for a, b in zip(whole, resumed):
+        for k in ("n_inputs", "max_ulp", "mean_ulp", "worst_input_hex", "histogram",
+                  "regions", "not_correctly_rounded"):
+            assert a[k] == b[k], k
+
+
+def test_parallel_equals_serial(monkeypatch):
+    monkeypatch.setattr(runner, "TASK", 1 << 15)
+    span = (0x3F800000, 0x3F800000 + (1 << 17))
+    serial = runner.sweep(_spec("scipy:x*ndtr"), "gelu", span, workers=1, progress=False)
+    merged = merge_all([chunk.evaluate(find("scipy:x*ndtr", "gelu"), "gelu", a, b)
+                        for a, b in reversed(runner.tasks(*span))])
+    s = merged["implementations"]["scipy:x*ndtr/gelu"]
+    assert s["max_ulp"] == serial[0]["max_ulp"] and s["n"] == serial[0]["n_inputs"]
+
+
+def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
+    runner.sweep(_spec(), "gelu", (0x3F800000, 0x3F801000), checkpoint=tmp_path, progress=False)
+    with pytest.raises(runner.SweepError, match="different sweep.*implementations"):
+        runner.sweep(_spec("scipy:x*ndtr"), "gelu", (0x3F800000, 0x3F801000),
+                     checkpoint=tmp_path, progress=False)
+    with pytest.raises(runner.SweepError, match="range"):
+        runner.sweep(_spec(), "gelu", (0x3F800000, 0x3F802000), checkpoint=tmp_path,
+                     progress=False)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--dtype", "float16"], "gelucheck check --dtype float16"),
+    (["--dtype", "float64"], "2^64 inputs cannot be swept"),
+    (["--range", "3f800000"], "expected START:STOP"),
+    (["--range", "0x40000000:0x3f800000"], "START < STOP"),
+    (["--backend", "nope"], "valid choices"),
+])
+def test_bad_input(argv, words, capsys):
+    assert main(["sweep", "--function", "gelu", "--backend", "torch:F.gelu", *argv]) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_cli_sweep_writes_the_check_schema_plus_histogram(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["sweep", "--backend", "torch:F.gelu", "--impl", "sweep_impls:rounded_once",
+                 "--function", "gelu", "--range", "0x3f800000:0x3f810000", "--workers", "1",
+                 "--json", str(out), "--no-progress"]) == 0
+    results = json.loads(out.read_text())
+    assert [r["backend"] for r in results] == ["torch", "user"]
+    for r in results:
+        for k in ("max_ulp", "mean_ulp", "worst_input", "worst_input_hex", "regions",
+                  "histogram", "not_correctly_rounded", "n_slow_reference"):
+            assert k in r
+        assert r["n_inputs"] == 1 << 16
+    assert "M inputs/s" in capsys.readouterr().out
+
+
+def test_exhaustive_items_under_xdist_merge_into_the_sweep_result(tmp_path, request):
+    """pytest -n 2 -m exhaustive: chunks on two workers, merged by the controller, equal to
+    ``gelucheck sweep`` over the same range (which crosses a task boundary: two items)."""
+    import subprocess
+    import sys
+
+    span = "0x3fff0000:0x40010000"
+    out = tmp_path / "merged.json"
+    cmd = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-m", "exhaustive",
+           "-p", "no:cacheprovider", str(request.config.rootpath / "tests/test_exhaustive.py"),
+           "--backend", "torch", "--function", "gelu", "--sweep-range", span,
+           "--sweep-json", str(out)]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=request.config.rootpath)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "gelucheck exhaustive float32 sweep" in done.stdout
+    from gelucheck.report import jsonio
+
+    merged = {r["implementation"]: r for r in jsonio.read(out)}
+    direct = runner.sweep([{"kind": "builtin", "impl": f"torch:{n}", "function": "gelu"}
+                           for n in ("F.gelu", "x*erf")], "gelu", runner.parse_range(span),
+                          progress=False)
+    for r in direct:
+        m = merged[r["implementation"]]
+        assert m["n_inputs"] == r["n_inputs"] == 0x20000
+        assert m["max_ulp"] == r["max_ulp"] and m["histogram"] == r["histogram"]
+
+
+def test_mpmath_is_the_fallback_near_midpoints():
+    """An input whose float64 value lies within the bound of a float32 midpoint is resolved
+    by mpmath: GELU(x) for a subnormal odd x is a hair above the tie x/2 (by x²φ(0))."""
+    x = FLOAT32.from_bits(np.array([0x00000003, 0x80000003], dtype=np.uint32))
+    v, unit, _ = fastref.reference("gelu", x)
+    with mpmath.mp.workprec(400):
+        exact = [mpmath.mpf(float(t)) * mpmath.ncdf(mpmath.mpf(float(t))) for t in x]
+    for vi, e, xi in zip(v, exact, x):
+        assert (vi > float(xi) / 2) == (e > mpmath.mpf(float(xi)) / 2)
+    assert np.all(unit == 2.0**-149)
