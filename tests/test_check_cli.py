@@ -178,3 +178,10 @@ def test_console_script_entry_point():
         pytest.skip("the gelucheck console script is not installed next to this Python")
     out = subprocess.run([str(exe), "list"], capture_output=True, text=True, check=True).stdout
     assert "scipy: available" in out
+
+
+def test_compare_ignores_noise_and_shows_the_digits_that_differ():
+    old = [_acc(0.5), _acc(2.0, "float16")]
+    new = [_acc(0.5 + 1e-9), _acc(2.00001, "float16")]
+    diff = compare.compare(old, new)
+    assert diff["worse"] == ["b:i gelu float16: max ulp 2 -> 2.00001"]

@@ -45,3 +45,25 @@ def test_missing_backend_is_skipped_with_the_reason(pytester):
     result = pytester.runpytest_subprocess("--backend", "torch-cuda", "-rs")
     result.assert_outcomes(skipped=2)
     assert "CUDA is not available" in result.stdout.str()
+
+
+def test_benchmarks_stay_out_of_the_default_run(request):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q",
+                           "-p", "no:cacheprovider"], capture_output=True, text=True,
+                          cwd=request.config.rootpath)
+    assert "tests/benchmarks" not in done.stdout and "test_speed" not in done.stdout
+
+
+def test_bench_compare_without_a_saved_run_says_how_to_make_one(tmp_path, request):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "pytest", "tests/benchmarks", "--benchmark-only",
+                           "--benchmark-compare", f"--benchmark-storage={tmp_path}",
+                           "-p", "no:cacheprovider"], capture_output=True, text=True,
+                          cwd=request.config.rootpath)
+    assert done.returncode == 4  # pytest's usage error
+    assert "no saved benchmark run" in done.stderr and "tox -e bench" in done.stderr

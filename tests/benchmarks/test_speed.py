@@ -31,10 +31,12 @@ def _baselines():
 
 @cache
 def copy_seconds(dtype: str, size: int) -> float:
-    """Median time of a copy, for the ratio in extra_info (measured once per group)."""
+    """Median time of a copy, for the ratio in extra_info (measured once per group, warm)."""
     x = inputs(dtype, size)
+    for _ in range(3):
+        x.copy()
     times = []
-    for _ in range(7):
+    for _ in range(15):
         start = time.perf_counter()
         x.copy()
         times.append(time.perf_counter() - start)

@@ -5,8 +5,10 @@ import math
 
 from .tables import fmt_ulp
 
-# A change smaller than this (relative) is noise of the last digit, not a finding.
+# A change below both of these is noise (a reference refined in the 9th digit, the sweep's
+# 2^-16-ulp reference), not a finding.
 RELATIVE_TOLERANCE = 1e-9
+ABSOLUTE_TOLERANCE_ULP = 1e-6
 
 
 def _key(r: dict) -> tuple:
@@ -43,10 +45,14 @@ def compare(old: list[dict], new: list[dict]) -> dict[str, list[str]]:
         a, b = _figures(before[key]), _figures(after[key])
         for name in a.keys() & b.keys():
             x, y = a[name], b[name]
-            if x == y or (math.isfinite(x) and math.isfinite(y)
-                          and abs(x - y) <= RELATIVE_TOLERANCE * max(abs(x), abs(y))):
+            if x == y or (math.isfinite(x) and math.isfinite(y) and (
+                    abs(x - y) <= RELATIVE_TOLERANCE * max(abs(x), abs(y))
+                    or abs(x - y) <= ABSOLUTE_TOLERANCE_ULP)):
                 continue
-            line = f"{_label(key)}: {name} {fmt_ulp(x)} -> {fmt_ulp(y)}"
+            a_text, b_text = fmt_ulp(x), fmt_ulp(y)
+            if a_text == b_text:  # show the digits where they differ
+                a_text, b_text = f"{x:.9g}", f"{y:.9g}"
+            line = f"{_label(key)}: {name} {a_text} -> {b_text}"
             out["worse" if y > x else "better"].append(line)
     out["only_old"] = sorted(_label(k) for k in before.keys() - after.keys())
     out["only_new"] = sorted(_label(k) for k in after.keys() - before.keys())

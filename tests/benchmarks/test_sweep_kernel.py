@@ -1,0 +1,36 @@
+"""The exhaustive sweep's per-chunk kernel: the reference alone, and the reference with one
+implementation checked against it, on 2^16 encodings from each kind of region."""
+import numpy as np
+import pytest
+
+from gelucheck.backends import find, get_backend
+from gelucheck.sweep import chunk, fastref, runner
+
+BLOCK = 1 << 16
+REGIONS = {"tiny": 0x10000000, "middle": 0x3F000000, "middle-negative": 0xC0000000,
+           "saturated": 0x50000000}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _tuned():
+    runner._tune_process()  # as sweep workers are
+
+
+@pytest.mark.parametrize("region", REGIONS)
+@pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh"])
+def test_reference_kernel(benchmark, region, function):
+    x = np.arange(REGIONS[region], REGIONS[region] + BLOCK, dtype=np.uint32).view(np.float32)
+    benchmark.group = f"sweep reference {region}"
+    benchmark(fastref.reference, function, x)
+    benchmark.extra_info["inputs_per_s"] = BLOCK / benchmark.stats.stats.median
+
+
+@pytest.mark.parametrize("region", REGIONS)
+def test_chunk_kernel_with_torch_gelu(benchmark, region):
+    if not get_backend("torch").available:
+        pytest.skip(f"backend torch: {get_backend('torch').reason}")
+    impls = find("torch:F.gelu", "gelu")
+    start = REGIONS[region]
+    benchmark.group = f"sweep chunk {region}"
+    benchmark(chunk.evaluate, impls, "gelu", start, start + BLOCK)
+    benchmark.extra_info["inputs_per_s"] = BLOCK / benchmark.stats.stats.median
