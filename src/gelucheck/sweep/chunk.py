@@ -2,6 +2,7 @@
 against it, reduced to mergeable statistics (sums, maxima, a histogram) per region."""
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -44,6 +45,7 @@ def _slices(x: np.ndarray) -> list[tuple[str, slice]]:
 
 
 def _stats(err: np.ndarray, bits: np.ndarray) -> dict:
+    """n, the largest error and where, and the sum of the finite errors (err has no NaN)."""
     i = int(np.argmax(err))
     total = float(err.sum())
     if np.isfinite(total):
@@ -53,6 +55,20 @@ def _stats(err: np.ndarray, bits: np.ndarray) -> dict:
         n_finite, total = int(np.count_nonzero(finite)), float(err[finite].sum())
     return {"n": int(err.size), "max_ulp": float(err[i]), "worst_bits": int(bits[i]),
             "sum_ulp": total, "n_finite": n_finite}
+
+
+def combine(a: dict, b: dict) -> dict:
+    """Two _stats of disjoint inputs as one. Sums add; the maximum keeps its input (the lower
+    encoding on a tie, so that the result never depends on the order of merging)."""
+    top = b if (b["max_ulp"], -b["worst_bits"]) > (a["max_ulp"], -a["worst_bits"]) else a
+    out = dict(a)
+    out.update({"n": a["n"] + b["n"], "sum_ulp": a["sum_ulp"] + b["sum_ulp"],
+                "n_finite": a["n_finite"] + b["n_finite"], "max_ulp": top["max_ulp"],
+                "worst_bits": top["worst_bits"]})
+    for k in ("computed", "exact"):
+        if k in top:
+            out[k] = top[k]
+    return out
 
 
 BLOCK = 1 << 16  # inner block: its temporaries stay in cache and in malloc's free lists
@@ -91,10 +107,11 @@ def _evaluate_block(impls: list[Implementation], function: str, start: int, stop
         diff = np.abs(y.astype(np.float64) - v)
         with np.errstate(invalid="ignore"):
             err = diff / unit
-        nan = np.isnan(err)
-        if nan.any():
-            err[nan] = np.inf  # a NaN result where the exact value is a number
-        stats = _stats(err, bits)
+        if np.isnan(err.sum()):  # a NaN result where the exact value is a number
+            err[np.isnan(err)] = np.inf
+        # the regions partition the chunk: the overall figures are merged from theirs
+        by_region = {name: _stats(err[s], bits[s]) for name, s in regions}
+        stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
         j = int(np.argmax(diff))
         wrong = np.flatnonzero(err > 0.5)
         histogram = _histogram(err[wrong])
@@ -105,7 +122,7 @@ def _evaluate_block(impls: list[Implementation], function: str, start: int, stop
             "max_abs": float(diff[j]), "max_abs_bits": int(bits[j]),
             "not_correctly_rounded": int(len(wrong)),
             "histogram": histogram.tolist(),
-            "regions": {name: _stats(err[s], bits[s]) for name, s in regions},
+            "regions": by_region,
             "eval_s": evaluated - clock, "check_s": time.perf_counter() - evaluated,
         })
         out["implementations"][key] = stats

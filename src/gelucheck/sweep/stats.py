@@ -2,39 +2,21 @@
 from __future__ import annotations
 
 from ..checks.regions import REGIONS
-from .chunk import hex32, histogram_edges, value_of
-
-
-def _merge_stats(a: dict, b: dict) -> dict:
-    """Sums add; the maximum keeps its input (the lower encoding on a tie, for determinism)."""
-    if b["max_ulp"] > a["max_ulp"] or (b["max_ulp"] == a["max_ulp"]
-                                       and b["worst_bits"] < a["worst_bits"]):
-        top = b
-    else:
-        top = a
-    out = dict(a)
-    out.update({"n": a["n"] + b["n"], "sum_ulp": a["sum_ulp"] + b["sum_ulp"],
-                "n_finite": a["n_finite"] + b["n_finite"], "max_ulp": top["max_ulp"],
-                "worst_bits": top["worst_bits"]})
-    for k in ("computed", "exact"):
-        if k in top:
-            out[k] = top[k]
-    return out
+from .chunk import combine, hex32, histogram_edges, value_of
 
 
 def merge_impl(a: dict, b: dict) -> dict:
     if "error" in a or "error" in b:
         return a if "error" in a else b
-    out = _merge_stats(a, b)
-    top = b if (b["max_abs"] > a["max_abs"] or (b["max_abs"] == a["max_abs"]
-                                                and b["max_abs_bits"] < a["max_abs_bits"])) else a
+    out = combine(a, b)
+    top = b if (b["max_abs"], -b["max_abs_bits"]) > (a["max_abs"], -a["max_abs_bits"]) else a
     out["max_abs"], out["max_abs_bits"] = top["max_abs"], top["max_abs_bits"]
     for k in ("not_correctly_rounded", "eval_s", "check_s"):
         out[k] = a[k] + b[k]
     out["histogram"] = [p + q for p, q in zip(a["histogram"], b["histogram"])]
     regions = dict(a["regions"])
     for name, r in b["regions"].items():
-        regions[name] = _merge_stats(regions[name], r) if name in regions else r
+        regions[name] = combine(regions[name], r) if name in regions else r
     out["regions"] = regions
     return out
 
