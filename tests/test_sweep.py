@@ -240,3 +240,14 @@ def test_mpmath_is_the_fallback_near_midpoints():
     for vi, e, xi in zip(v, exact, x):
         assert (vi > float(xi) / 2) == (e > mpmath.mpf(float(xi)) / 2)
     assert np.all(unit == 2.0**-149)
+
+
+def test_histogram_bins_by_hand():
+    err = np.array([0.6, 1.0, 1.5, 3.0, 2.0**40, np.inf])
+    counts = chunk._histogram(err)
+    edges = chunk.histogram_edges()
+    assert counts[1] == 1 and counts[2] == 2 and counts[3] == 1  # (1/2,1), [1,2), [2,4)
+    assert counts[chunk.BINS - 2] == 1 and counts[chunk.BINS - 1] == 1  # >= 2^33, inf
+    for k, e in enumerate(err[:4]):
+        b = [1, 2, 2, 3][k]
+        assert edges[b] <= e < edges[b + 1] or (b == 1 and 0.5 < e < 1)

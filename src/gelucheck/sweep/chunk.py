@@ -22,10 +22,13 @@ def histogram_edges() -> list[float]:
 
 
 def _histogram(err: np.ndarray) -> np.ndarray:
-    """Counts per bin of errors above 1/2 (bin 0 is left for the caller to fill)."""
-    exponent = np.frexp(np.where(np.isfinite(err), err, 1.0))[1]  # err in [2^(e-1), 2^e)
-    index = np.clip(exponent + 1, 1, BINS - 2)
-    index = np.where(np.isfinite(err), index, BINS - 1)
+    """Counts per bin of errors above 1/2 (bin 0 is left for the caller to fill).
+
+    The bin is read off the float64 exponent field: err in [2^k, 2^(k+1)) has the field
+    1023 + k and goes to bin k + 2; inf (field 2047) to the last bin."""
+    field = err.view(np.int64) >> 52
+    index = np.minimum(field - 1021, BINS - 2)
+    index[field == 2047] = BINS - 1
     return np.bincount(index, minlength=BINS)
 
 
@@ -90,7 +93,7 @@ def _evaluate_block(impls: list[Implementation], function: str, start: int, stop
     clock = time.perf_counter()
     bits = np.arange(start, stop, dtype=np.uint32)
     x = bits.view(np.float32)
-    v, unit, slow = reference(function, x)
+    v, unit, slow = reference(function, x, monotone=True)  # one sign's run of encodings
     regions = _slices(x)
     out = {"function": function, "start": start, "stop": stop, "n_slow_reference": slow,
            "implementations": {},
@@ -104,22 +107,25 @@ def _evaluate_block(impls: list[Implementation], function: str, start: int, stop
             out["implementations"][key] = {"error": str(exc)}
             continue
         evaluated = time.perf_counter()
-        diff = np.abs(y.astype(np.float64) - v)
+        err = y.astype(np.float64)  # in place from here on: |y - v|, then / unit
+        np.subtract(err, v, out=err)
+        np.abs(err, out=err)
+        j = int(np.argmax(err))
+        max_abs = float(err[j])
         with np.errstate(invalid="ignore"):
-            err = diff / unit
+            np.divide(err, unit, out=err)
         if np.isnan(err.sum()):  # a NaN result where the exact value is a number
             err[np.isnan(err)] = np.inf
         # the regions partition the chunk: the overall figures are merged from theirs
         by_region = {name: _stats(err[s], bits[s]) for name, s in regions}
         stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
-        j = int(np.argmax(diff))
         wrong = np.flatnonzero(err > 0.5)
         histogram = _histogram(err[wrong])
         histogram[0] = len(err) - len(wrong)
         stats.update({
             "computed": float(y[stats["worst_bits"] - start]),
             "exact": float(v[stats["worst_bits"] - start]),
-            "max_abs": float(diff[j]), "max_abs_bits": int(bits[j]),
+            "max_abs": max_abs, "max_abs_bits": int(bits[j]),
             "not_correctly_rounded": int(len(wrong)),
             "histogram": histogram.tolist(),
             "regions": by_region,
