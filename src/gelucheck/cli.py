@@ -9,10 +9,6 @@ from .formats import FORMATS
 from .functions import FUNCTIONS
 
 
-class ChoiceError(SystemExit):
-    pass
-
-
 def _choices(kind: str, valid):
     valid = list(valid)
 

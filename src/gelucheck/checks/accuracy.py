@@ -10,7 +10,7 @@ from . import data
 from .regions import REGIONS, mask
 
 
-def _worst(errors: np.ndarray) -> int:
+def worst_index(errors: np.ndarray) -> int:
     """Index of the largest error (an infinite one first)."""
     return int(np.argmax(np.where(np.isnan(errors), -1.0, errors)))
 
@@ -40,8 +40,8 @@ def measure(impl: Implementation, dtype: str, function: str | None = None) -> di
         return result
     errors = ulp_error(y, data.exact(tab, function), fmt)
     absolute = abs_error(y, data.exact(tab, function))
-    i = _worst(errors)
-    j = _worst(absolute)
+    i = worst_index(errors)
+    j = worst_index(absolute)
     result.update({
         "n_inputs": len(x),
         "max_ulp": float(errors[i]),
@@ -59,7 +59,7 @@ def measure(impl: Implementation, dtype: str, function: str | None = None) -> di
         if not m.any():
             continue
         e = errors[m]
-        k = _worst(e)
+        k = worst_index(e)
         result["regions"].append({
             "name": name, "lo": lo, "hi": hi, "n": int(m.sum()), "max_ulp": float(e[k]),
             "mean_ulp": _mean(e), "worst_input": float(x[m][k]),

@@ -56,7 +56,3 @@ def check(impl: Implementation, dtype: str) -> dict[str, dict]:
         out[label] = {"input": value, "expected": expected, "computed": float(computed),
                       "ok": bool(ok)}
     return out
-
-
-def failing(result: dict[str, dict]) -> list[str]:
-    return sorted(label for label, r in result.items() if not r["ok"])

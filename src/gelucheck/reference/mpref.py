@@ -53,7 +53,6 @@ def gelu_tanh_prime(x):
 
 
 MP_FUNCTIONS = {"phi": phi, "gelu": gelu, "gelu_tanh": gelu_tanh}
-MP_DERIVATIVES = {"phi": phi_prime, "gelu": gelu_prime, "gelu_tanh": gelu_tanh_prime}
 
 
 def evaluate(function: str, x: float, prec: int = START_PRECISION) -> mpmath.mpf:

@@ -63,7 +63,3 @@ def residual_ulps(man: int, exp: int, bits: int, fmt: Format) -> float:
     residual = float((Fraction(man) * Fraction(2) ** exp - Fraction(r_man) * Fraction(2) ** r_exp)
                      / Fraction(2) ** qe)
     return residual if residual or man > 0 else -0.0
-
-
-def is_overflow(bits: int, fmt: Format) -> bool:
-    return (bits & (fmt.sign_bit - 1)) >> (fmt.precision - 1) == (1 << fmt.exponent_bits) - 1

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..formats import FORMATS, Format, get_format
+from ..formats import Format, get_format
 from ..functions import FUNCTIONS
 
 BLOCK = 4096
@@ -153,7 +153,3 @@ def first_changed_entry(table: Table, entry: dict) -> tuple[str, int] | None:
 def file_checksum(dtype: str | Format, directory: Path | None = None) -> str:
     path = Path(directory or default_directory()) / file_name(get_format(dtype))
     return _sha256(path.read_bytes())
-
-
-def known_formats() -> list[str]:
-    return list(FORMATS)
