@@ -43,7 +43,8 @@ def check(impl: Implementation, dtype: str) -> dict | None:
         return None
     fmt = get_format(dtype)
     x_star, v_star = true_minimum(function)
-    rounded_x = np.asarray(float(x_star), dtype=fmt.dtype)  # float(mpf) is correctly rounded
+    # x* rounded straight from mpmath: through a float64 it could round twice
+    rounded_x = fmt.from_bits(round_value(x_star, fmt).bits)
     xs, stride = window(fmt, rounded_x)
     try:
         y = impl(xs).astype(np.float64)
