@@ -2,7 +2,7 @@
 special inputs) and tanh drift, as a list of JSON-ready results."""
 from __future__ import annotations
 
-from .backends import Implementation
+from .backends import Implementation, backend_names, get_backend
 from .checks import accuracy, drift, minimum, specials
 from .progress import Progress
 
@@ -10,6 +10,9 @@ from .progress import Progress
 def evaluate(impl: Implementation, dtype: str) -> dict:
     """The accuracy result of one implementation in one dtype, minimum and specials included."""
     result = accuracy.measure(impl, dtype)
+    # which release (and CPU kernels) the figures belong to, for comparing environments
+    result["backend_version"] = (get_backend(impl.backend).version
+                                 if impl.backend in backend_names() else None)
     if result["error"] is None:
         result["minimum"] = minimum.check(impl, dtype)
         result["specials"] = specials.check(impl, dtype)

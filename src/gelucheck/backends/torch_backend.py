@@ -77,7 +77,17 @@ def _availability(device: str) -> tuple[bool, str, str | None]:
         return False, f"torch is not installed ({exc}); pip install 'gelucheck[torch]'", None
     if device == "cuda" and not torch.cuda.is_available():
         return False, "CUDA is not available to torch on this machine", torch.__version__
-    return True, "", torch.__version__
+    return True, "", version_text(device)
+
+
+def version_text(device: str = "cpu") -> str:
+    """torch's version and the kernels it dispatches to: results differ by CPU capability
+    (ATEN_CPU_CAPABILITY) and by GPU."""
+    import torch
+
+    if device == "cuda":
+        return f"{torch.__version__}, {torch.cuda.get_device_name()}"
+    return f"{torch.__version__}, CPU {torch.backends.cpu.get_cpu_capability()}"
 
 
 def load(device: str = "cpu") -> Backend:
