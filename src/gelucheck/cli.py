@@ -81,6 +81,12 @@ def _add_selection(p, backend: bool = True) -> None:
     p.add_argument("--no-progress", action="store_true")
 
 
+def _add_user_options(p) -> None:
+    """How a user's --impl callable is called."""
+    p.add_argument("--framework", default="numpy", type=_choices("framework", ["numpy", "torch"]))
+    p.add_argument("--device", default="cpu", type=_choices("device", ["cpu", "cuda"]))
+
+
 def _add_measure(sub) -> None:
     from .backends import backend_names
 
@@ -90,9 +96,7 @@ def _add_measure(sub) -> None:
     who = check.add_mutually_exclusive_group(required=True)
     who.add_argument("--backend", action="append", type=_choices("backend", backend_names()))
     who.add_argument("--impl", metavar="MOD:FN", help="your callable, e.g. mypkg.act:gelu")
-    check.add_argument("--framework", default="numpy", type=_choices("framework",
-                                                                     ["numpy", "torch"]))
-    check.add_argument("--device", default="cpu", type=_choices("device", ["cpu", "cuda"]))
+    _add_user_options(check)
     report = sub.add_parser("report", help="the whole accuracy matrix of every available backend")
     _add_selection(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
@@ -107,9 +111,7 @@ def _add_measure(sub) -> None:
                        help="a backend, or one implementation of it (repeatable)")
     sweep.add_argument("--impl", action="append", default=[], metavar="MOD:FN",
                        help="your callable (repeatable)")
-    sweep.add_argument("--framework", default="numpy", type=_choices("framework",
-                                                                     ["numpy", "torch"]))
-    sweep.add_argument("--device", default="cpu", type=_choices("device", ["cpu", "cuda"]))
+    _add_user_options(sweep)
     sweep.add_argument("--function", required=True, type=_choices("function", FUNCTIONS))
     sweep.add_argument("--dtype", default="float32", help="float32 (the only one to sweep)")
     sweep.add_argument("--range", metavar="START:STOP", help="hex encodings, STOP excluded "
@@ -243,7 +245,7 @@ def _sweep(args) -> int:
     specs = []
     for b in args.backend:
         name, _, impl = b.partition(":")
-        backend = get_backend(_choices("backend", _backend_names())(name))
+        backend = get_backend(name)  # an unknown name: ValueError with the valid ones
         if not backend.available:
             raise ValueError(f"backend {name} is unavailable: {backend.reason}")
         names = [impl] if impl else sorted({i.name for i in backend.implementations
@@ -269,12 +271,6 @@ def _sweep(args) -> int:
     if args.json:
         jsonio.write(results, args.json)
     return 0
-
-
-def _backend_names() -> list[str]:
-    from .backends import backend_names
-
-    return backend_names()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -38,8 +38,9 @@ def measure(impl: Implementation, dtype: str, function: str | None = None) -> di
     except ImplementationError as exc:
         result.update(n_inputs=len(x), error=str(exc), max_ulp=float("inf"))
         return result
-    errors = ulp_error(y, data.exact(tab, function), fmt)
-    absolute = abs_error(y, data.exact(tab, function))
+    exact = data.exact(tab, function)
+    errors = ulp_error(y, exact, fmt)
+    absolute = abs_error(y, exact)
     i = worst_index(errors)
     j = worst_index(absolute)
     result.update({

@@ -5,8 +5,9 @@ from functools import cache
 
 import numpy as np
 
-from ..formats import get_format
+from ..formats import Format
 from ..reference import store
+from ..reference.mpref import Rounded
 from ..ulp import Exact
 
 
@@ -25,5 +26,7 @@ def exact(tab: store.Table, function: str) -> Exact:
     return Exact(tab.rounded(function).astype(np.float64), tab.residual(function))
 
 
-def inputs(dtype: str) -> np.ndarray:
-    return table(get_format(dtype).name).x
+def exact_of(rounded: Rounded, fmt: Format) -> Exact:
+    """What ulp_error takes for one value rounded on the spot (not from the stored data)."""
+    value = float(np.asarray(fmt.from_bits(rounded.bits), dtype=np.float64))
+    return Exact([value], [rounded.residual])

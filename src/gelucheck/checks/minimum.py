@@ -17,7 +17,8 @@ from ..backends import Implementation, ImplementationError
 from ..formats import Format, get_format
 from ..reference import gelu_minimum, gelu_tanh_minimum
 from ..reference.mpref import round_value
-from ..ulp import Exact, ulp_error
+from ..ulp import ulp_error
+from . import data
 
 MAX_POINTS_PER_SIDE = 1 << 15
 CURVATURE = 0.43  # GELU''(x*), within 1% for the tanh form too
@@ -53,8 +54,7 @@ def check(impl: Implementation, dtype: str) -> dict | None:
     smallest = np.nanmin(y)
     on = np.flatnonzero(y == smallest)
     centre = len(xs) // 2  # window() puts the rounded x* in the middle
-    r = round_value(v_star, fmt)
-    exact = Exact([float(np.asarray(fmt.from_bits(r.bits), dtype=np.float64))], [r.residual])
+    exact = data.exact_of(round_value(v_star, fmt), fmt)
     return {
         "x_star": float(x_star), "x_star_rounded": float(rounded_x),
         "plateau_lo": float(xs[on[0]]), "plateau_hi": float(xs[on[-1]]),

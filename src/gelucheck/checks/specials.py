@@ -8,7 +8,8 @@ import numpy as np
 from ..backends import Implementation, ImplementationError
 from ..formats import FLOAT64, get_format
 from ..reference.mpref import correctly_rounded
-from ..ulp import Exact, ulp_error
+from ..ulp import ulp_error
+from . import data
 
 # Limits of each function at the non-finite inputs (design.md, Inputs).
 LIMITS = {
@@ -32,8 +33,7 @@ def _expected(function: str, label: str, x: float, fmt):
     if label in LIMITS[function]:
         return LIMITS[function][label], None
     r = correctly_rounded(function, x, fmt)
-    rounded = float(np.asarray(fmt.from_bits(r.bits), dtype=np.float64))
-    return float(FLOAT64.from_bits(r.float64_bits)), Exact([rounded], [r.residual])
+    return float(FLOAT64.from_bits(r.float64_bits)), data.exact_of(r, fmt)
 
 
 def check(impl: Implementation, dtype: str) -> dict[str, dict]:
