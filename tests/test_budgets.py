@@ -4,6 +4,15 @@ import math
 import pytest
 
 from gelucheck import budgets
+from gelucheck.errors import UsageError
+from gelucheck.results import (
+    AccuracyResult,
+    ErrorFigures,
+    Identity,
+    MinimumFinding,
+    Region,
+    SpecialOutcome,
+)
 
 
 def _budgets(**entry):
@@ -14,11 +23,24 @@ def _budgets(**entry):
     return b
 
 
-def _result(max_ulp=10.0, region=10.0, **extra):
-    r = {"backend": "be", "implementation": "impl", "function": "gelu", "dtype": "float32",
-         "max_ulp": max_ulp, "regions": [{"name": "x<-5", "max_ulp": region}]}
-    r.update(extra)
-    return r
+def _result(max_ulp=10.0, region=10.0, dtype="float32", **parts):
+    figures = ErrorFigures(
+        n_inputs=2, max_ulp=max_ulp, mean_ulp=1.0, n_infinite=0, not_correctly_rounded=1,
+        worst_input=-6.0, worst_input_hex="0xc0c00000", computed=0.0, exact=0.0,
+        max_abs_error=0.0, max_abs_at=-6.0,
+        regions=[Region("x<-5", -math.inf, -5.0, 1, region, 1.0, -6.0, "0xc0c00000")])
+    return AccuracyResult(Identity("be", "impl", "gelu", dtype), "gelu", "native", "",
+                          figures=figures, **parts)
+
+
+def _specials(**ok):
+    return {k.replace("m", "-").replace("p", "+"): SpecialOutcome(0.0, 0.0, 0.0, v)
+            for k, v in ok.items()}
+
+
+def _minimum(value_ulp_error, on_plateau):
+    return MinimumFinding(-0.75, -0.75, -0.75, -0.75, 1, True, 1, [-0.8, -0.7], -0.17, -0.17,
+                          on_plateau, value_ulp_error)
 
 
 def test_equal_passes():
@@ -43,9 +65,7 @@ def test_better_than_a_known_defect_fails():
 
 
 def test_missing_budget_fails_with_the_command_to_write_it():
-    r = _result()
-    r["dtype"] = "float16"
-    v = budgets.judge(r, _budgets())
+    v = budgets.judge(_result(dtype="float16"), _budgets())
     assert v.failed and "gelucheck budgets --write" in v.message()
 
 
@@ -55,12 +75,13 @@ def test_infinite_budget_holds_an_infinite_error():
 
 def test_specials_and_minimum():
     b = _budgets(specials_failing=["-inf"], minimum_value_ulp=0.5, true_argmin_on_plateau=True)
-    ok = {"-inf": {"ok": False}, "+inf": {"ok": True}}
-    assert not budgets.judge({**_result(), "specials": ok}, b).failed
-    worse = {"-inf": {"ok": False}, "+inf": {"ok": False}}
-    assert budgets.judge({**_result(), "specials": worse}, b).failed
-    moved = {"value_ulp_error": 0.4, "true_argmin_on_plateau": False}
-    assert budgets.judge({**_result(), "minimum": moved}, b).failed
+    ok = _specials(minf=False, pinf=True)
+    assert list(ok) == ["-inf", "+inf"]
+    assert not budgets.judge(_result(specials=ok), b).failed
+    worse = _specials(minf=False, pinf=False)
+    assert budgets.judge(_result(specials=worse), b).failed
+    assert not budgets.judge(_result(minimum=_minimum(0.4, True)), b).failed
+    assert budgets.judge(_result(minimum=_minimum(0.4, False)), b).failed
 
 
 def test_round_up_never_below():
@@ -81,7 +102,7 @@ def test_write_and_read_back(tmp_path):
 def test_undefined_defect_is_an_error(tmp_path):
     path = tmp_path / "b.toml"
     path.write_text('["a:b".gelu.float32]\nmax_ulp = 1.0\ndefects = ["nope"]\n')
-    with pytest.raises(ValueError, match="undefined defects"):
+    with pytest.raises(UsageError, match="undefined defects"):
         budgets.load(path)
 
 

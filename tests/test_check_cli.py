@@ -9,7 +9,10 @@ import pytest
 from gelucheck.backends import ImplementationError, find, load_user
 from gelucheck.checks import accuracy
 from gelucheck.cli import main
+from gelucheck.errors import UsageError
+from gelucheck.formats import FORMATS
 from gelucheck.report import compare, jsonio
+from gelucheck.results import AccuracyResult, ErrorFigures, Identity
 
 HERE = Path(__file__).parent
 
@@ -32,7 +35,9 @@ def test_user_implementation_round_trip(tmp_path, capsys):
     argv = ["check", "--impl", "user_impls:gelu_float64_then_round", "--function", "gelu",
             "--dtype", "float16", "--dtype", "float32", "--json", str(out_json), "--no-progress"]
     assert main(argv) == 0
-    results = json.loads(out_json.read_text())
+    document = json.loads(out_json.read_text())
+    assert document["schema_version"] == jsonio.SCHEMA_VERSION
+    results = document["results"]
     by_dtype = {r["dtype"]: r for r in results}
     # float64 then one correct rounding: correctly rounded on every float16 input
     assert float(by_dtype["float16"]["max_ulp"]) <= 0.5
@@ -63,8 +68,8 @@ def test_broken_implementations_are_reported_and_the_run_goes_on(spec, words, ca
 
 def test_all_nan_is_reported(capsys):
     impl = load_user("user_impls:all_nan", "gelu")
-    result = accuracy.measure(impl, "bfloat16")
-    assert result["all_nan"] and math.isinf(result["max_ulp"])
+    result = accuracy.measure(impl, FORMATS["bfloat16"])
+    assert result.all_nan and math.isinf(result.figures.max_ulp)
 
 
 @pytest.mark.parametrize("argv, words", [
@@ -91,7 +96,7 @@ def test_bad_names_list_the_valid_ones(argv, valid, capsys):
 
 
 def test_unknown_implementation_lists_what_the_backend_offers():
-    with pytest.raises(ValueError, match="x\\*ndtr"):
+    with pytest.raises(UsageError, match="x\\*ndtr"):
         find("scipy:ndtri")
 
 
@@ -99,16 +104,16 @@ def test_torch_user_implementation():
     pytest.importorskip("torch", reason="torch is not installed")
     impl = load_user("user_impls:torch_gelu", "gelu", framework="torch")
     reference = find("torch:F.gelu", "gelu")[0]
-    for dtype in ("bfloat16", "float32"):
-        assert accuracy.measure(impl, dtype)["max_ulp"] == \
-            accuracy.measure(reference, dtype)["max_ulp"]
+    for dtype in (FORMATS["bfloat16"], FORMATS["float32"]):
+        assert accuracy.measure(impl, dtype).figures.max_ulp == \
+            accuracy.measure(reference, dtype).figures.max_ulp
 
 
 def test_cuda_user_implementation_without_cuda_says_why():
     torch = pytest.importorskip("torch", reason="torch is not installed")
     if torch.cuda.is_available():
         pytest.skip("CUDA is present: the error path cannot be shown")
-    with pytest.raises(ValueError, match="CUDA is not available"):
+    with pytest.raises(UsageError, match="CUDA is not available"):
         load_user("user_impls:torch_gelu", "gelu", framework="torch", device="cuda")
 
 
@@ -130,24 +135,47 @@ def test_report_writes_json_markdown_and_plots(tmp_path, capsys):
     assert "Max / mean ulp error, all inputs" in out and "Drift of the tanh form" in out
     text = (tmp_path / "r.json").read_text()
     assert "Infinity" not in text and "NaN" not in text  # strict JSON
-    results = json.loads(text)
+    results = json.loads(text)["results"]
     assert {r["kind"] for r in results} == {"accuracy", "drift"}
     assert "| implementation | function | bfloat16 |" in (tmp_path / "r.md").read_text()
     pngs = list((tmp_path / "plots").glob("*.png"))
     assert len(pngs) == 8 and all(p.read_bytes()[:4] == b"\x89PNG" for p in pngs)
 
 
+def _acc(max_ulp, dtype="float32", mean_ulp=0.0):
+    figures = ErrorFigures(n_inputs=1, max_ulp=max_ulp, mean_ulp=mean_ulp, n_infinite=0,
+                           not_correctly_rounded=0, worst_input=1.0,
+                           worst_input_hex="0x3f800000", computed=1.0, exact=1.0,
+                           max_abs_error=0.0, max_abs_at=1.0, regions=[])
+    return AccuracyResult(Identity("b", "i", "gelu", dtype), "gelu", "native", "",
+                          figures=figures)
+
+
 def test_infinite_errors_are_strings_in_json(tmp_path):
-    results = [{"kind": "accuracy", "max_ulp": math.inf, "regions": [{"max_ulp": math.nan}]}]
-    jsonio.write(results, tmp_path / "x.json")
-    raw = json.loads((tmp_path / "x.json").read_text())
-    assert raw[0]["max_ulp"] == "inf" and raw[0]["regions"][0]["max_ulp"] == "nan"
-    assert math.isinf(jsonio.read(tmp_path / "x.json")[0]["max_ulp"])
+    jsonio.write([_acc(math.inf, mean_ulp=math.nan)], tmp_path / "x.json")
+    raw = json.loads((tmp_path / "x.json").read_text())["results"]
+    assert raw[0]["max_ulp"] == "inf" and raw[0]["mean_ulp"] == "nan"
+    back = jsonio.read(tmp_path / "x.json")[0]
+    assert math.isinf(back.figures.max_ulp) and math.isnan(back.figures.mean_ulp)
 
 
-def _acc(max_ulp, dtype="float32"):
-    return {"kind": "accuracy", "backend": "b", "implementation": "i", "function": "gelu",
-            "dtype": dtype, "max_ulp": max_ulp, "regions": []}
+def test_a_report_of_schema_1_is_still_read(tmp_path):
+    """Reports written before schema_version existed were a bare list of results."""
+    old = json.loads(jsonio.report_text([_acc(2.0)]))["results"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    assert jsonio.read(tmp_path / "old.json")[0].figures.max_ulp == 2.0
+
+
+@pytest.mark.parametrize("content, words", [
+    ('{"schema_version": 99, "results": []}', "newer than this gelucheck"),
+    ('[{"kind": "banana"}]', "known kinds: accuracy, drift, sweep"),
+    ('[{"kind": "accuracy"}]', "lacks or mangles a field"),
+])
+def test_compare_refuses_reports_it_cannot_read(tmp_path, capsys, content, words):
+    (tmp_path / "r.json").write_text(content)
+    assert main(["compare", str(tmp_path / "r.json"), str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert "r.json" in err and words in err
 
 
 def test_compare_finds_worse_and_better(tmp_path, capsys):

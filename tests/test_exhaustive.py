@@ -20,4 +20,4 @@ def test_sweep_chunk(sweep_case, request):
         assert sum(stats["histogram"]) == stats["n"]
     from gelucheck.report import jsonio
 
-    request.node.user_properties.append((SWEEP, jsonio.dumps([result])))
+    request.node.user_properties.append((SWEEP, jsonio.encode(result)))

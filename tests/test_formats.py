@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 
+from gelucheck.errors import UsageError
 from gelucheck.formats import BFLOAT16, FLOAT16, FLOAT32, FLOAT64, FORMATS, get_format
 
 
@@ -53,7 +54,7 @@ def test_bit_views_and_hex():
 
 
 def test_unknown_dtype_lists_the_valid_names():
-    with pytest.raises(ValueError, match="float16, bfloat16, float32, float64"):
+    with pytest.raises(UsageError, match="float16, bfloat16, float32, float64"):
         get_format("float8")
 
 

@@ -1,4 +1,4 @@
-"""The stored reference data: matches its manifest, covers what design.md asks, agrees with a
+"""The stored reference data: matches its manifest, covers what docs/design.md asks, agrees with a
 fresh mpmath evaluation and with Arb, and a damaged copy is caught and located."""
 import shutil
 
@@ -59,7 +59,7 @@ def test_coverage(table):
 def test_rounded_and_exact_are_consistent(table):
     """The stored exact float64 rounds to the stored value, except within a hair of a tie.
 
-    There, narrowing a float64 double-rounds (design.md): GELU(x) for a tiny subnormal x is
+    There, narrowing a float64 double-rounds (docs/design.md): GELU(x) for a tiny subnormal x is
     x/2 less about x²/2.5, whose float64 is the tie x/2 itself; and ml_dtypes narrows a
     float64 to bfloat16 through float32. That is why the reference rounds from mpmath directly.
     """

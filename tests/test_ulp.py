@@ -134,3 +134,22 @@ def test_float64_pair_is_the_exact_error(v):
         y_man, y_exp = decode(int(FLOAT64.bits_of(y)), FLOAT64)
         true = abs(Fraction(y_man) * Fraction(2) ** y_exp - Fraction(man) * Fraction(2) ** exp)
         assert ulp_error([y], exact, FLOAT64)[0] == pytest.approx(float(true / unit), abs=1e-12)
+
+
+@pytest.mark.parametrize("fmt", [FLOAT16, BFLOAT16, FLOAT32, FLOAT64], ids=lambda f: f.name)
+def test_ulp_of_the_encoding_equals_the_definition(fmt):
+    """Format.ulp_of reads ulp(v) off the float64 encoding; here it meets the definition
+    2^(max(floor(log2|v|), emin) - p + 1) computed with frexp and integers, over every
+    float64 binade (subnormal float64 values, where the trick needs its other branch, too)."""
+    import math
+
+    rng = np.random.default_rng(7)
+    v = rng.uniform(0.5, 1, 4200) * np.ldexp(1.0, np.arange(-1074, 1026).repeat(2))
+    v = np.concatenate([v[np.isfinite(v)], [0.0, 5e-324, -2.0**-1022, 2.0**fmt.emin]])
+
+    def by_definition(x: float) -> float:
+        e = math.frexp(abs(x))[1] - 1 if x else -(1 << 20)
+        return math.ldexp(1.0, max(e, fmt.emin) - fmt.precision + 1)
+
+    assert fmt.ulp_of(v).tolist() == [by_definition(float(x)) for x in v]
+    assert fmt.ulp_of(np.float64(1.0)).shape == ()

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import tomllib
 
+from .errors import UsageError
+from .results import AccuracyResult, MinimumFinding
+
 HEADER = """\
 # gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
 # per region of x; the ulp error of its negative minimum; the special inputs it gets wrong).
@@ -27,8 +30,8 @@ BETTER_FACTOR = 0.5
 BETTER_MARGIN = 0.25
 
 
-def key(result: dict) -> tuple[str, str, str]:
-    return f"{result['backend']}:{result['implementation']}", result["function"], result["dtype"]
+def key(result: AccuracyResult) -> tuple[str, str, str]:
+    return result.identity.key
 
 
 def round_up(value: float, digits: int = 3) -> float:
@@ -44,16 +47,20 @@ def round_up(value: float, digits: int = 3) -> float:
 class Budgets:
     entries: dict[tuple[str, str, str], dict] = field(default_factory=dict)
     defects: dict[str, dict] = field(default_factory=dict)
-    path: Path | None = None
 
-    def get(self, result: dict) -> dict | None:
+    def get(self, result: AccuracyResult) -> dict | None:
         return self.entries.get(key(result))
 
 
 def load(path: str | Path | None = None) -> Budgets:
     path = Path(path or DEFAULT_PATH)
-    data = tomllib.loads(path.read_text())
-    budgets = Budgets(defects=data.pop("defects", {}), path=path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except OSError as exc:
+        raise UsageError(f"budgets file {path}: cannot be read ({exc.strerror})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(f"budgets file {path}: not valid TOML ({exc})") from None
+    budgets = Budgets(defects=data.pop("defects", {}))
     for impl, functions in data.items():
         for function, dtypes in functions.items():
             for dtype, entry in dtypes.items():
@@ -61,7 +68,7 @@ def load(path: str | Path | None = None) -> Budgets:
     for k, entry in budgets.entries.items():
         unknown = [d for d in entry.get("defects", []) if d not in budgets.defects]
         if unknown:
-            raise ValueError(f"{path}: {k} names undefined defects {unknown}; defined: "
+            raise UsageError(f"{path}: {k} names undefined defects {unknown}; defined: "
                              f"{', '.join(budgets.defects)}")
     return budgets
 
@@ -97,31 +104,35 @@ def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -
         verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
 
 
-def judge(result: dict, budgets: Budgets) -> Verdict:
-    """A result vs its budget, on whichever of max_ulp, regions, minimum and specials it holds."""
+def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
+    """A result vs its budget, on whichever of the figures, the minimum and the special
+    inputs it holds."""
     entry = budgets.get(result)
     verdict = Verdict()
     if entry is None:
         verdict.missing = True
         return verdict
     verdict.defects = list(entry.get("defects", []))
-    if "max_ulp" in result:
-        _compare_ulps("max ulp", result["max_ulp"], entry["max_ulp"], verdict)
-    for region in result.get("regions", []):
-        if region["name"] in entry.get("regions", {}):
-            _compare_ulps(f"max ulp in {region['name']}", region["max_ulp"],
-                          entry["regions"][region["name"]], verdict)
-    minimum = result.get("minimum")
-    if minimum and "minimum_value_ulp" in entry:
-        _compare_ulps("ulp error of the minimum value", minimum["value_ulp_error"],
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+    figures = result.figures
+    if figures is not None:
+        _compare_ulps("max ulp", figures.max_ulp, entry["max_ulp"], verdict)
+        for region in figures.regions:
+            if region.name in entry.get("regions", {}):
+                _compare_ulps(f"max ulp in {region.name}", region.max_ulp,
+                              entry["regions"][region.name], verdict)
+    minimum = result.minimum
+    if isinstance(minimum, MinimumFinding) and "minimum_value_ulp" in entry:
+        _compare_ulps("ulp error of the minimum value", minimum.value_ulp_error,
                       entry["minimum_value_ulp"], verdict)
-        was, now = entry["true_argmin_on_plateau"], minimum["true_argmin_on_plateau"]
+        was, now = entry["true_argmin_on_plateau"], minimum.true_argmin_on_plateau
         if was and not now:
             verdict.worse.append("x* no longer on the plateau of smallest outputs")
         elif now and not was:
             verdict.better.append("x* now on the plateau of smallest outputs")
-    if "specials" in result and "specials_failing" in entry:
-        failing = {k for k, r in result["specials"].items() if not r["ok"]}
+    if isinstance(result.specials, dict) and "specials_failing" in entry:
+        failing = set(result.failing_specials)
         recorded = set(entry["specials_failing"])
         if failing - recorded:
             verdict.worse.append(f"special inputs now wrong: {sorted(failing - recorded)}")
@@ -130,19 +141,20 @@ def judge(result: dict, budgets: Budgets) -> Verdict:
     return verdict
 
 
-def entry_from(result: dict, old: dict | None) -> dict:
+def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     """A budget entry recording ``result``; the defects named in ``old`` are kept."""
-    entry = {"max_ulp": round_up(result["max_ulp"]),
-             "regions": {r["name"]: round_up(r["max_ulp"]) for r in result.get("regions", [])}}
-    if result.get("minimum"):
-        entry["minimum_value_ulp"] = round_up(result["minimum"]["value_ulp_error"])
-        entry["true_argmin_on_plateau"] = result["minimum"]["true_argmin_on_plateau"]
-    if "specials" in result:
-        entry["specials_failing"] = sorted(k for k, r in result["specials"].items() if not r["ok"])
+    f = result.figures
+    entry = {"max_ulp": round_up(f.max_ulp),
+             "regions": {r.name: round_up(r.max_ulp) for r in f.regions}}
+    if isinstance(result.minimum, MinimumFinding):
+        entry["minimum_value_ulp"] = round_up(result.minimum.value_ulp_error)
+        entry["true_argmin_on_plateau"] = result.minimum.true_argmin_on_plateau
+    if isinstance(result.specials, dict):
+        entry["specials_failing"] = sorted(result.failing_specials)
     if old and old.get("defects"):
         entry["defects"] = old["defects"]
-        entry["evidence"] = (f"worst x = {result['worst_input']!r} ({result['worst_input_hex']}): "
-                             f"computed {result['computed']!r}, exact {result['exact']!r}")
+        entry["evidence"] = (f"worst x = {f.worst_input!r} ({f.worst_input_hex}): "
+                             f"computed {f.computed!r}, exact {f.exact!r}")
     return entry
 
 

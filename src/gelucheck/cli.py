@@ -5,18 +5,19 @@ import argparse
 import os
 import sys
 
+from .errors import GelucheckError, UsageError, choose
 from .formats import FORMATS
 from .functions import FUNCTIONS
 
 
 def _choices(kind: str, valid):
-    valid = list(valid)
-
-    def parse(value: str) -> str:
-        if value not in valid:
-            raise argparse.ArgumentTypeError(
-                f"unknown {kind} {value!r}; valid choices: {', '.join(valid)}")
-        return value
+    """An argparse type: the object a name stands for (the name itself for a plain list),
+    resolved here once; an unknown name is a usage error that lists the valid ones."""
+    def parse(value: str):
+        try:
+            return choose(kind, value, valid)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
     parse.__name__ = kind
     return parse
 
@@ -83,8 +84,10 @@ def _add_selection(p, backend: bool = True) -> None:
 
 def _add_user_options(p) -> None:
     """How a user's --impl callable is called."""
-    p.add_argument("--framework", default="numpy", type=_choices("framework", ["numpy", "torch"]))
-    p.add_argument("--device", default="cpu", type=_choices("device", ["cpu", "cuda"]))
+    from .backends.registry import DEVICES, FRAMEWORKS
+
+    p.add_argument("--framework", default="numpy", type=_choices("framework", FRAMEWORKS))
+    p.add_argument("--device", default="cpu", type=_choices("device", DEVICES))
 
 
 def _add_measure(sub) -> None:
@@ -113,7 +116,8 @@ def _add_measure(sub) -> None:
                        help="your callable (repeatable)")
     _add_user_options(sweep)
     sweep.add_argument("--function", required=True, type=_choices("function", FUNCTIONS))
-    sweep.add_argument("--dtype", default="float32", help="float32 (the only one to sweep)")
+    sweep.add_argument("--dtype", default=FORMATS["float32"], type=_choices("dtype", FORMATS),
+                       help="float32 (the only one to sweep)")
     sweep.add_argument("--range", metavar="START:STOP", help="hex encodings, STOP excluded "
                        "(default: all 2^32)")
     sweep.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -134,53 +138,56 @@ def _list(args) -> int:
         state = f"available ({b.version})" if b.available else f"unavailable: {b.reason}"
         print(f"{name}: {state}")
         for i in b.implementations:
-            how = ", ".join(f"{d} {i.how(d)}" if i.how(d) != "native" else d for d in i.dtypes)
-            print(f"  {i.name:14s} {i.function:9s} {i.description}  [{how}]")
+            how = ", ".join(f"{d.name} {i.how(d)}" if i.how(d) != "native" else d.name
+                            for d in i.dtypes)
+            print(f"  {i.name:14s} {i.function.name:9s} {i.description}  [{how}]")
         for what, why in b.unavailable.items():
             print(f"  (no {what}: {why})")
     return 0
 
 
 def _selected(args) -> list:
-    from .backends import backend_names, get_backend, implementations, load_user
+    from .backends import load_user, select
+    from .functions import GELU
 
     if getattr(args, "impl", None):
-        functions = args.function or ["gelu"]
-        return [load_user(args.impl, f, args.framework, args.device) for f in functions]
-    names = args.backend or [n for n in backend_names() if get_backend(n).available]
-    for n in names:
-        if not get_backend(n).available:
-            print(f"note: backend {n} is unavailable: {get_backend(n).reason}", file=sys.stderr)
-    return implementations(names, args.function)
+        return [load_user(args.impl, f, args.framework, args.device)
+                for f in args.function or [GELU]]
+    chosen = select(args.backend, args.function)
+    for name, reason in chosen.unavailable:
+        print(f"note: backend {name} is unavailable: {reason}", file=sys.stderr)
+    return chosen.implementations
 
 
 def _measure(args, with_drift: bool) -> int:
     from . import budgets as budgets_mod
     from . import matrix
     from .report import jsonio, tables
+    from .results import AccuracyResult
 
     impls = _selected(args)
-    dtypes = args.dtype or list(FORMATS)
-    results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress)
+    dtypes = args.dtype or list(FORMATS.values())
+    plots = getattr(args, "plots", None)
+    results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
+                         keep_errors=bool(plots))
     print(tables.render(results))
     for r in results:
-        if r.get("error"):
-            print(f"ERROR {r.get('backend')}:{r.get('implementation', '')} {r['dtype']}: "
-                  f"{r['error']}")
-        elif r.get("all_nan"):
-            print(f"ALL NaN {r['backend']}:{r['implementation']} {r['dtype']}")
+        if r.failure:
+            print(f"ERROR {r.label}: {r.failure.reason}")
+        elif isinstance(r, AccuracyResult) and r.all_nan:
+            print(f"ALL NaN {r.identity.id} {r.identity.dtype}")
     if args.json:
         jsonio.write(results, args.json)
     if args.markdown:
         with open(args.markdown, "w") as fh:
             fh.write(tables.render(results, "markdown"))
-    if getattr(args, "plots", None):
-        _plots(impls, dtypes, args.plots)
+    if plots:
+        _plots(results, plots)
     status = 0
     if args.budgets:
         budgets = budgets_mod.load(args.budgets)
         for r in results:
-            if r.get("kind") != "accuracy":
+            if not isinstance(r, AccuracyResult):
                 continue
             verdict = budgets_mod.judge(r, budgets)
             if verdict.failed or verdict.better:
@@ -189,26 +196,23 @@ def _measure(args, with_drift: bool) -> int:
     return status
 
 
-def _plots(impls, dtypes, directory) -> None:
+def _plots(results, directory) -> None:
     from pathlib import Path
 
     from .report import plots
+    from .results import AccuracyResult
 
     if not plots.available():
         print("plots skipped: matplotlib is not installed (pip install 'gelucheck[plots]')")
         return
-    written = [plots.plot(i, d, Path(directory)) for i in impls for d in dtypes if d in i.dtypes]
+    written = [plots.plot(r, Path(directory)) for r in results if isinstance(r, AccuracyResult)]
     print(f"{sum(p is not None for p in written)} plots written to {directory}")
 
 
 def _compare(args) -> int:
     from .report import compare, jsonio
 
-    try:
-        diff = compare.compare(jsonio.read(args.old), jsonio.read(args.new))
-    except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    diff = compare.compare(jsonio.read(args.old), jsonio.read(args.new))
     print(compare.render(diff))
     return 1 if args.fail_on_regression and diff["worse"] else 0
 
@@ -218,16 +222,15 @@ def _budgets(args) -> int:
 
     from . import budgets as budgets_mod
     from . import matrix
-    from .backends import backend_names, get_backend, implementations
+    from .backends import select
 
     path = Path(args.write)
     old = budgets_mod.load(path) if path.exists() else budgets_mod.Budgets()
-    names = [n for n in backend_names() if get_backend(n).available]
-    results = matrix.run(implementations(names), list(FORMATS), with_drift=False)
+    results = matrix.run(select().implementations, list(FORMATS.values()), with_drift=False)
     new = budgets_mod.Budgets(defects=old.defects)
     new.entries = dict(old.entries)  # backends not installed here keep their budgets
     for r in results:
-        if r.get("error") is None:
+        if r.failure is None:
             k = budgets_mod.key(r)
             new.entries[k] = budgets_mod.entry_from(r, old.entries.get(k))
     path.write_text(budgets_mod.dumps(new, budgets_mod.HEADER))
@@ -245,29 +248,30 @@ def _sweep(args) -> int:
     specs = []
     for b in args.backend:
         name, _, impl = b.partition(":")
-        backend = get_backend(name)  # an unknown name: ValueError with the valid ones
+        backend = get_backend(name)  # an unknown name: a usage error with the valid ones
         if not backend.available:
-            raise ValueError(f"backend {name} is unavailable: {backend.reason}")
+            raise UsageError(f"backend {name} is unavailable: {backend.reason}")
         names = [impl] if impl else sorted({i.name for i in backend.implementations
                                             if i.function == args.function})
-        specs += [{"kind": "builtin", "impl": f"{name}:{n}", "function": args.function}
+        specs += [{"kind": "builtin", "impl": f"{name}:{n}", "function": args.function.name}
                   for n in names]
-    specs += [{"kind": "user", "impl": spec, "function": args.function,
+    specs += [{"kind": "user", "impl": spec, "function": args.function.name,
                "framework": args.framework, "device": args.device} for spec in args.impl]
     if not specs:
-        raise ValueError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")
+        raise UsageError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")
     results = sweep(specs, args.function, span, args.workers, args.checkpoint,
                     progress=not args.no_progress)
     for r in results:
-        if r.get("error"):
-            print(f"ERROR {r['backend']}:{r['implementation']}: {r['error']}")
+        who = f"{r.identity.id} {r.identity.function} float32"
+        if r.failure:
+            print(f"ERROR {who}: {r.failure.reason}")
             continue
-        print(f"{r['backend']}:{r['implementation']} {r['function']} float32 "
-              f"[{r['range'][0]}, {r['range'][1]}): {r['n_inputs']:,} inputs, max "
-              f"{r['max_ulp']:.4g} ulp at {r['worst_input']!r} ({r['worst_input_hex']}), mean "
-              f"{r['mean_ulp']:.4g}, correctly rounded {r['correctly_rounded_fraction']:.4%}, "
-              f"{r['wall_s']:.1f} s ({r['n_inputs'] / r['wall_s'] / 1e6:.1f} M inputs/s); "
-              f"{r['n_slow_reference']:,} needed mpmath")
+        f = r.figures
+        print(f"{who} [{r.range[0]}, {r.range[1]}): {f.n_inputs:,} inputs, max "
+              f"{f.max_ulp:.4g} ulp at {f.worst_input!r} ({f.worst_input_hex}), mean "
+              f"{f.mean_ulp:.4g}, correctly rounded {r.correctly_rounded_fraction:.4%}, "
+              f"{r.wall_s:.1f} s ({f.n_inputs / r.wall_s / 1e6:.1f} M inputs/s); "
+              f"{r.n_slow_reference:,} needed mpmath")
     if args.json:
         jsonio.write(results, args.json)
     return 0
@@ -289,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
                 "report": lambda a: _measure(a, with_drift=True)}
     try:
         return handlers[args.command](args)
-    except (ValueError, argparse.ArgumentTypeError) as exc:  # bad input past argparse
+    except GelucheckError as exc:  # bad input, damaged data: said plainly; anything else is a bug
         print(f"gelucheck: error: {exc}", file=sys.stderr)
         return 2
 

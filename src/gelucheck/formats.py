@@ -1,7 +1,8 @@
 """Binary floating-point formats: their parameters, bit views and value enumeration.
 
 gelucheck owns these descriptors because ``np.finfo(bfloat16)`` fails in ml_dtypes 0.6 and
-NumPy's ulp helpers reject bfloat16 (design.md, Formats).
+NumPy's ulp helpers reject bfloat16 (docs/design.md, Formats). The ulp of a value is defined
+here, once, for the metric, the rounding and the sweep's fast reference alike.
 """
 from __future__ import annotations
 
@@ -9,6 +10,10 @@ from dataclasses import dataclass
 
 import ml_dtypes
 import numpy as np
+
+from .errors import choose
+
+_FLOAT64_EXPONENT_FIELD = 0x7FF0000000000000
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,28 @@ class Format:
     def quantum_exponent(self) -> int:
         """Exponent of the smallest subnormal: the spacing below 2**emin."""
         return self.emin - self.precision + 1
+
+    def ulp_exponent(self, magnitude_exponent: int) -> int:
+        """log2 of ulp(v) for floor(log2|v|) == magnitude_exponent:
+        max(e, emin) - p + 1 (docs/design.md, ULP error)."""
+        return max(int(magnitude_exponent), self.emin) - self.precision + 1
+
+    def ulp_of(self, v: np.ndarray) -> np.ndarray:
+        """ulp(v) in this format for finite float64 values v, elementwise.
+
+        The same 2^(max(e, emin) - p + 1), read off the float64 encoding: the exponent field
+        holds e + 1023, so lowering it by p - 1 gives 2^(e - p + 1) wherever that is a normal
+        float64 (always, for formats narrower than float64), and the floor at the quantum
+        2^(emin - p + 1) does the rest. Exact, and cheap enough for 2^32 inputs."""
+        shape = np.shape(v)
+        v = np.array(v, dtype=np.float64, ndmin=1)
+        scaled = (v.view(np.int64) & _FLOAT64_EXPONENT_FIELD) - ((self.precision - 1) << 52)
+        unit = scaled.view(np.float64)
+        subnormal = scaled < (1 << 52)  # 2^(e-p+1) below float64's normal range
+        if subnormal.any():
+            e = (v[subnormal].view(np.int64) & _FLOAT64_EXPONENT_FIELD) >> 52
+            unit[subnormal] = np.ldexp(1.0, np.maximum(e - 1023, self.emin) - self.precision + 1)
+        return np.maximum(unit, 2.0**self.quantum_exponent).reshape(shape)
 
     @property
     def max_finite(self) -> float:
@@ -121,12 +148,7 @@ def get_format(name: str | Format) -> Format:
     """Look a format up by name, with an error that lists the valid names."""
     if isinstance(name, Format):
         return name
-    try:
-        return FORMATS[name]
-    except KeyError:
-        raise ValueError(
-            f"unknown dtype {name!r}; valid choices: {', '.join(FORMATS)}"
-        ) from None
+    return choose("dtype", name, FORMATS)
 
 
 def narrow(values, fmt: str | Format) -> np.ndarray:

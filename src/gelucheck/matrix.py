@@ -1,43 +1,47 @@
 """The whole measurement of implementations × dtypes: accuracy (with the minimum and the
-special inputs) and tanh drift, as a list of JSON-ready results."""
+special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
-from .backends import Implementation, backend_names, get_backend
+from .backends import Implementation, backend_version
 from .checks import accuracy, drift, minimum, specials
+from .formats import Format
 from .progress import Progress
+from .results import AccuracyResult, DriftResult
 
 
-def evaluate(impl: Implementation, dtype: str) -> dict:
+def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
     """The accuracy result of one implementation in one dtype, minimum and specials included."""
-    result = accuracy.measure(impl, dtype)
-    # which release (and CPU kernels) the figures belong to, for comparing environments
-    result["backend_version"] = (get_backend(impl.backend).version
-                                 if impl.backend in backend_names() else None)
-    if result["error"] is None:
-        result["minimum"] = minimum.check(impl, dtype)
-        result["specials"] = specials.check(impl, dtype)
+    result = accuracy.measure(impl, fmt, backend_version(impl), keep_errors)
+    if result.failure is None:
+        result.minimum = minimum.check(impl, fmt)
+        result.specials = specials.check(impl, fmt)
     return result
 
 
-def cases(impls: list[Implementation], dtypes: list[str]) -> list[tuple[Implementation, str]]:
+def cases(impls: list[Implementation], dtypes: list[Format]) -> list[tuple[Implementation,
+                                                                             Format]]:
     return [(i, d) for i in impls for d in dtypes if d in i.dtypes]
 
 
-def run(impls: list[Implementation], dtypes: list[str], with_drift: bool = True,
-        progress: bool = True) -> list[dict]:
+def run(impls: list[Implementation], dtypes: list[Format], with_drift: bool = True,
+        progress: bool = True,
+        keep_errors: bool = False) -> list[AccuracyResult | DriftResult]:
     todo = cases(impls, dtypes)
     pairs = drift.pairs(impls) if with_drift else []
     bar = Progress(len(todo) + len(pairs) * len(dtypes), "measuring", enabled=progress)
-    results = []
-    for impl, dtype in todo:
-        results.append(evaluate(impl, dtype))
+    results, minima = [], {}
+    for impl, fmt in todo:
+        result = evaluate(impl, fmt, keep_errors)
+        results.append(result)
+        if result.minimum is not None:
+            minima[(impl.id, impl.function.name, fmt)] = result.minimum
         bar.advance()
     if with_drift:
-        for dtype in dtypes:
-            results.append(drift.reference_drift(dtype))
+        for fmt in dtypes:
+            results.append(drift.reference_drift(fmt))
             for exact, tanh in pairs:
-                if dtype in tanh.dtypes and (exact is None or dtype in exact.dtypes):
-                    results.append(drift.backend_drift(exact, tanh, dtype))
+                if fmt in tanh.dtypes and (exact is None or fmt in exact.dtypes):
+                    results.append(drift.backend_drift(exact, tanh, fmt, minima))
                 bar.advance()
     bar.close()
     return results

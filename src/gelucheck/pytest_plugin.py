@@ -45,13 +45,13 @@ def _sweep_results(chunks_by_function: dict[str, list[dict]], span) -> list[dict
     from .sweep.stats import merge_all, results
 
     out = []
-    for function, chunks in chunks_by_function.items():
+    for chunks in chunks_by_function.values():
         merged = merge_all(chunks)
         impls = []
         for key in merged["implementations"]:
             spec, _, fn = key.rpartition("/")
             impls += find(spec, fn)
-        out += results(merged, impls, function, span)
+        out += results(merged, impls, span)
     return out
 
 
@@ -64,14 +64,15 @@ def pytest_configure(config):
     _choices(config)  # a misspelt name is a usage error at once, not a collection error
 
 
-def _choices(config) -> tuple[list[str], list[str], list[str]]:
+def _choices(config) -> tuple[list[str], list, list]:
+    """(backend names, Formats, Functions) chosen by options or environment variables."""
     from .backends import backend_names
     from .formats import FORMATS
     from .functions import FUNCTIONS
 
     return (selection(config, "backend", backend_names()),
-            selection(config, "dtype", list(FORMATS)),
-            selection(config, "function", list(FUNCTIONS)))
+            [FORMATS[n] for n in selection(config, "dtype", list(FORMATS))],
+            [FUNCTIONS[n] for n in selection(config, "function", list(FUNCTIONS))])
 
 
 def selection(config, name: str, valid: list[str]) -> list[str]:
@@ -84,16 +85,11 @@ def selection(config, name: str, valid: list[str]) -> list[str]:
 
 
 def _selected_implementations(config):
-    from .backends import get_backend
+    from .backends import select
 
     backends, dtypes, functions = _choices(config)
-    found, skipped = [], []
-    for name in backends:
-        b = get_backend(name)
-        if not b.available:
-            skipped.append((name, b.reason))
-        found += [i for i in b.implementations if i.function in functions]
-    return found, dtypes, skipped
+    chosen = select(backends, functions)
+    return chosen.implementations, dtypes, chosen.unavailable
 
 
 def _skip_params(skipped, *marks):
@@ -105,9 +101,9 @@ def pytest_generate_tests(metafunc):
     if "accuracy_case" in metafunc.fixturenames:
         impls, dtypes, skipped = _selected_implementations(metafunc.config)
         wanted = getattr(metafunc.function, "gelucheck_functions", None)
-        params = [pytest.param((i, d), id=f"{i.id}-{i.function}-{d}")
+        params = [pytest.param((i, d), id=f"{i.id}-{i.function.name}-{d.name}")
                   for i in impls for d in dtypes
-                  if d in i.dtypes and (wanted is None or i.function in wanted)]
+                  if d in i.dtypes and (wanted is None or i.function.name in wanted)]
         metafunc.parametrize("accuracy_case", params + _skip_params(skipped))
     if "sweep_case" in metafunc.fixturenames:
         _sweep_params(metafunc)
@@ -115,23 +111,25 @@ def pytest_generate_tests(metafunc):
         from .checks.drift import pairs
 
         impls, dtypes, skipped = _selected_implementations(metafunc.config)
-        params = [pytest.param((e, t, d), id=f"{e.id if e else 'reference:gelu'}-vs-{t.id}-{d}")
+        params = [pytest.param((e, t, d),
+                               id=f"{e.id if e else 'reference:gelu'}-vs-{t.id}-{d.name}")
                   for e, t in pairs(impls) for d in dtypes
                   if d in t.dtypes and (e is None or d in e.dtypes)]
         metafunc.parametrize("drift_case", params + _skip_params(skipped))
 
 
 def _sweep_params(metafunc):
+    from .formats import FLOAT32
     from .sweep.runner import parse_range, tasks
 
     impls, _, skipped = _selected_implementations(metafunc.config)
-    impls = [i for i in impls if "float32" in i.dtypes]
+    impls = [i for i in impls if FLOAT32 in i.dtypes]
     span = parse_range(metafunc.config.getoption("--sweep-range"))
     by_function = {}
     for i in impls:
         by_function.setdefault(i.function, []).append(i)
     params = [pytest.param((fn, group, task), marks=pytest.mark.exhaustive,
-                           id=f"{fn}-{task[0]:08x}-{task[1]:08x}")
+                           id=f"{fn.name}-{task[0]:08x}-{task[1]:08x}")
               for fn, group in by_function.items() for task in tasks(*span)]
     metafunc.parametrize("sweep_case", params + _skip_params(skipped, pytest.mark.exhaustive))
 
@@ -155,7 +153,7 @@ def gelucheck_budgets(request):
 @pytest.fixture
 def record_gelucheck(request):
     """Attach a result (and optional note) to this test's report for the summary."""
-    def record(result: dict, note: str | None = None):
+    def record(result, note: str | None = None):
         request.node.user_properties.append((PROPERTY, jsonio.dumps([result])))
         if note:
             request.node.user_properties.append((NOTE, f"{request.node.nodeid}: {note}"))
@@ -167,7 +165,7 @@ class Collector:
 
     def __init__(self, config):
         self.config = config
-        self.results: list[dict] = []
+        self.results: list = []
         self.notes: list[str] = []
         self.chunks: dict[str, list[dict]] = {}
 
@@ -180,11 +178,13 @@ class Collector:
             elif key == NOTE:
                 self.notes.append(value)
             elif key == SWEEP:
-                chunk = jsonio.loads(value)[0]
+                chunk = jsonio.decode(value)
                 self.chunks.setdefault(chunk["function"], []).append(chunk)
 
     def pytest_terminal_summary(self, terminalreporter):
-        accuracy = [r for r in self.results if r.get("kind") == "accuracy" and "max_ulp" in r]
+        from .results import AccuracyResult
+
+        accuracy = [r for r in self.results if isinstance(r, AccuracyResult) and r.figures]
         if accuracy:
             terminalreporter.section("gelucheck accuracy (max / mean ulp)")
             header, body = tables.accuracy_rows(accuracy)
@@ -204,11 +204,15 @@ class Collector:
         terminalreporter.section("gelucheck exhaustive float32 sweep")
         covered = {f: sum(c["stop"] - c["start"] for c in cs) for f, cs in self.chunks.items()}
         for r in merged:
+            f, function = r.figures, r.identity.function
+            if f is None:
+                terminalreporter.write_line(f"{r.label}: ERROR {r.failure.reason}")
+                continue
             terminalreporter.write_line(
-                f"{r['backend']}:{r['implementation']} {r['function']}: {r['n_inputs']:,} "
-                f"inputs (of {covered[r['function']]:,} swept), max {r['max_ulp']:.4g} ulp at "
-                f"{r['worst_input']!r} ({r['worst_input_hex']}), mean {r['mean_ulp']:.4g}, "
-                f"correctly rounded {r['correctly_rounded_fraction']:.4%}")
+                f"{r.identity.id} {function}: {f.n_inputs:,} inputs (of "
+                f"{covered[function]:,} swept), max {f.max_ulp:.4g} ulp at {f.worst_input!r} "
+                f"({f.worst_input_hex}), mean {f.mean_ulp:.4g}, "
+                f"correctly rounded {r.correctly_rounded_fraction:.4%}")
         path = self.config.getoption("--sweep-json")
         if path:
             jsonio.write(merged, path)

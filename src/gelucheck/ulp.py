@@ -1,4 +1,4 @@
-"""The ulp metric of design.md: |y - v| / ulp(v), ulp(v) = 2**(max(e, emin) - p + 1),
+"""The ulp metric (docs/design.md, ULP error): |y - v| / ulp(v), ulp(v) = 2**(max(e, emin) - p + 1),
 e = floor(log2|v|). 0.5 is the bound of correct rounding; fractions matter.
 
 ``exact`` may be a float64 array for the 16- and 32-bit formats: 53 bits carry the fraction
@@ -33,36 +33,23 @@ class Exact:
         return Exact(self.rounded[index], self.residual[index])
 
 
-def _ulp_exponent(magnitude_exponent: np.ndarray, fmt: Format) -> np.ndarray:
-    return np.maximum(magnitude_exponent, fmt.emin) - fmt.precision + 1
-
-
-def _floor_log2(v: np.ndarray) -> np.ndarray:
-    """floor(log2|v|) exactly (frexp, not log2), with 0 mapped below every emin."""
-    mantissa, exponent = np.frexp(v)
-    return np.where(mantissa == 0, -1 << 20, exponent - 1)
-
-
 def ulp(v, fmt: str | Format) -> np.ndarray:
     """ulp(v) in fmt; inf for infinite v, NaN for NaN."""
     fmt = get_format(fmt)
     v = np.asarray(v, dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        finite = np.ldexp(1.0, _ulp_exponent(_floor_log2(np.where(np.isfinite(v), v, 1.0)), fmt))
-    return np.where(np.isfinite(v), finite, np.abs(v))
+    finite = np.isfinite(v)
+    return np.where(finite, fmt.ulp_of(np.where(finite, v, 1.0)), np.abs(v))
 
 
 def _ulp_of_exact(exact: Exact, fmt: Format) -> np.ndarray:
     r = np.where(np.isfinite(exact.rounded), exact.rounded, 1.0)
-    e = _floor_log2(r)
-    mantissa = np.frexp(r)[0]
+    unit = fmt.ulp_of(r)
     # v just inside a binade below the power of two it rounded up to: ulp of the lower binade.
     # The sign of the residual says the side, even as a signed zero (a difference too small
     # for float64); an exact value's zero residual is signed like the value (not inward).
-    residual = exact.residual
-    inward = np.signbit(residual) != np.signbit(r)
-    below = (np.abs(mantissa) == 0.5) & inward
-    return np.ldexp(1.0, _ulp_exponent(np.where(below, e - 1, e), fmt))
+    inward = np.signbit(exact.residual) != np.signbit(r)
+    below = (np.abs(np.frexp(r)[0]) == 0.5) & inward
+    return np.where(below, np.maximum(unit / 2, 2.0**fmt.quantum_exponent), unit)
 
 
 def _scaled_difference(y: np.ndarray, r: np.ndarray, unit: np.ndarray) -> np.ndarray:

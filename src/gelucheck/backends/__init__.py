@@ -1,6 +1,15 @@
 """Backends and their implementations of Φ, GELU and the tanh form."""
-from .base import Backend, Implementation, ImplementationError
-from .registry import backend_names, check_backend, find, get_backend, implementations, load_user
+from ..errors import ImplementationError
+from .base import Backend, Implementation
+from .registry import (
+                       Selection,
+                       backend_names,
+                       backend_version,
+                       find,
+                       get_backend,
+                       load_user,
+                       select,
+)
 
-__all__ = ["Backend", "Implementation", "ImplementationError", "backend_names", "check_backend",
-           "find", "get_backend", "implementations", "load_user"]
+__all__ = ["Backend", "Implementation", "ImplementationError", "Selection", "backend_names",
+           "backend_version", "find", "get_backend", "load_user", "select"]

@@ -6,13 +6,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..formats import FORMATS, get_format, narrow
+from ..errors import ImplementationError
+from ..formats import FORMATS, Format, get_format, narrow
+from ..functions import Function, get_function
 
 ALL_DTYPES = tuple(FORMATS)
-
-
-class ImplementationError(Exception):
-    """An implementation raised, or returned the wrong dtype or shape."""
 
 
 @dataclass(frozen=True)
@@ -21,28 +19,43 @@ class Implementation:
 
     ``kernel`` maps a NumPy array of the compute dtype to an array of the same dtype and shape.
     Dtypes in ``native`` go straight in; a dtype in ``wider`` is converted (exactly) to the
-    wider dtype named there, computed, and rounded once back (``formats.narrow``).
+    wider dtype named there, computed, and rounded once back (``formats.narrow``). Backends
+    name functions and dtypes as strings; they are resolved to objects here, once.
     """
 
     backend: str
     name: str
-    function: str
+    function: Function
     kernel: Callable[[np.ndarray], np.ndarray]
-    native: tuple[str, ...] = ALL_DTYPES
-    wider: dict[str, str] = field(default_factory=dict)
+    native: tuple[Format, ...] = ALL_DTYPES
+    wider: dict[Format, Format] = field(default_factory=dict)
     device: str = "cpu"
     description: str = ""
     # For a stand-in such as quick_gelu: the function it approximates, measured as drift only.
-    approximates: str | None = None
+    approximates: Function | None = None
     # For benchmarks: turn a NumPy input into (callable, native argument), so that the timing
     # leaves out the conversions the accuracy adapter makes; and wait for an asynchronous
     # device. By default the whole adapter is timed.
     prepare: Callable[[np.ndarray], tuple[Callable, object]] | None = None
     synchronize: Callable[[], None] | None = None
 
+    def __post_init__(self):
+        resolve = lambda name, value: object.__setattr__(self, name, value)
+        resolve("function", get_function(self.function))
+        if self.approximates is not None:
+            resolve("approximates", get_function(self.approximates))
+        resolve("native", tuple(get_format(d) for d in self.native))
+        resolve("wider", {get_format(a): get_format(b) for a, b in self.wider.items()})
+
+    @property
+    def reference_function(self) -> Function:
+        """What the outputs are measured against: the function, or the one a stand-in
+        approximates."""
+        return self.approximates or self.function
+
     def timed_call(self, x: np.ndarray) -> tuple[Callable, object]:
         """(callable, argument) whose call is what a benchmark times, in the user's dtype."""
-        if self.prepare is not None and x.dtype.name in self.native:
+        if self.prepare is not None and get_format(x.dtype.name) in self.native:
             return self.prepare(x)
         return self, x
 
@@ -51,34 +64,36 @@ class Implementation:
         return f"{self.backend}:{self.name}"
 
     @property
-    def dtypes(self) -> tuple[str, ...]:
-        return tuple(d for d in ALL_DTYPES if d in self.native or d in self.wider)
+    def dtypes(self) -> tuple[Format, ...]:
+        return tuple(f for f in FORMATS.values() if f in self.native or f in self.wider)
 
-    def how(self, dtype: str) -> str:
-        if dtype in self.native:
+    def how(self, fmt: Format) -> str:
+        if fmt in self.native:
             return "native"
-        if dtype in self.wider:
-            return f"in {self.wider[dtype]}, rounded once"
+        if fmt in self.wider:
+            return f"in {self.wider[fmt].name}, rounded once"
         return "unsupported"
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
+        """The outputs for ``x``, which is never modified: this is the one place where inputs
+        are handed to implementations."""
         fmt = get_format(x.dtype.name)
-        if fmt.name in self.native:
-            out = self._run(x)
-        elif fmt.name in self.wider:
-            wide = self._run(x.astype(get_format(self.wider[fmt.name]).dtype))
-            out = narrow(wide, fmt)
-        else:
-            raise ImplementationError(f"{self.id} does not take {fmt.name}; it takes "
-                                      f"{', '.join(self.dtypes)}")
-        return out
+        if fmt in self.native:
+            return self._run(x)
+        if fmt in self.wider:
+            return narrow(self._run(x.astype(self.wider[fmt].dtype)), fmt)
+        raise ImplementationError(f"{self.id} does not take {fmt.name}; it takes "
+                                  f"{', '.join(f.name for f in self.dtypes)}")
 
     def _run(self, x: np.ndarray) -> np.ndarray:
+        given = x.copy()  # the implementation's own: frameworks may share its memory
         try:
             with np.errstate(all="ignore"):
-                out = self.kernel(x)
-        except Exception as exc:
+                out = self.kernel(given)
+        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is its error
             raise ImplementationError(f"{self.id} raised {type(exc).__name__}: {exc}") from exc
+        if not np.array_equal(given.view(_uint(x)), x.view(_uint(x))):
+            raise ImplementationError(f"{self.id} modified its input in place")
         out = np.asarray(out)
         if out.shape != x.shape:
             raise ImplementationError(f"{self.id} returned shape {out.shape} for input shape "
@@ -86,6 +101,11 @@ class Implementation:
         if out.dtype != x.dtype:
             raise ImplementationError(f"{self.id} returned {out.dtype} for {x.dtype} input")
         return out
+
+
+def _uint(x: np.ndarray) -> np.dtype:
+    """The unsigned integer of x's width: bits compare NaNs and signed zeros exactly."""
+    return np.dtype(f"u{x.dtype.itemsize}")
 
 
 @dataclass(frozen=True)

@@ -1,92 +1,139 @@
-"""Every backend by name, loaded on first use, and a user's own implementation."""
+"""Every backend, found through the entry-point group ``gelucheck.backends`` and loaded on first
+use; the selection of implementations the command line, the plugin and the benchmarks run;
+and a user's own callable as an implementation.
+
+A backend is a function that returns a :class:`Backend`; a package declares it with
+``[project.entry-points."gelucheck.backends"] NAME = "package.module:load"`` (gelucheck's own
+backends are declared the same way in its pyproject.toml; see docs/design.md).
+"""
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+from dataclasses import dataclass, field
 from functools import cache
+from importlib.metadata import entry_points
 
-from ..functions import check_function
+from ..errors import UsageError, choose
+from ..functions import Function, get_function
 from .base import Backend, Implementation
+from .tensors import tensor_kernel, torch_availability
 
-# name -> "module:loader"; each module imports its framework only when loaded.
-BUILTIN = {
-    "numpy": "numpy_backend:load",
-    "scipy": "scipy_backend:load",
-    "torch": "torch_backend:load",
-    "torch-cuda": "torch_backend:load_cuda",
-    "torch-compile": "torch_compile_backend:load",
-    "jax": "jax_backend:load",
-    "variants": "variants:load",
-}
+GROUP = "gelucheck.backends"
+OWN = "gelucheck."  # the built-in backends' modules
+# Only the order in which reports list gelucheck's own backends (installers sort entry points
+# by name): the plain library first, then each framework with its variants. Not a registry:
+# a backend missing here is listed after these, by name.
+READING_ORDER = ("numpy", "scipy", "torch", "torch-cuda", "torch-compile", "jax", "variants")
+
+
+@cache
+def _entry_points() -> dict[str, object]:
+    """name -> entry point, gelucheck's own first; where two packages claim a name,
+    gelucheck's own wins."""
+    found = {}
+    for ep in sorted(entry_points(group=GROUP), key=lambda ep: not ep.value.startswith(OWN)):
+        found.setdefault(ep.name, ep)
+    rank = {name: i for i, name in enumerate(READING_ORDER)}
+    order = sorted(found, key=lambda n: (not found[n].value.startswith(OWN),
+                                         rank.get(n, len(rank)), n))
+    return {n: found[n] for n in order}
 
 
 def backend_names() -> list[str]:
-    return list(BUILTIN)
-
-
-def check_backend(name: str) -> str:
-    if name not in BUILTIN:
-        raise ValueError(f"unknown backend {name!r}; valid choices: {', '.join(BUILTIN)}")
-    return name
+    return list(_entry_points())
 
 
 @cache
 def get_backend(name: str) -> Backend:
-    module, loader = BUILTIN[check_backend(name)].split(":")
-    return getattr(importlib.import_module(f"{__package__}.{module}"), loader)()
+    """The backend of that name, loaded once. A loader that fails makes the backend
+    unavailable with the reason, as a missing framework does."""
+    ep = choose("backend", name, _entry_points())
+    try:
+        backend = ep.load()()
+    except Exception as exc:  # noqa: BLE001 - a third-party loader may fail in any way
+        return Backend(name, False, f"its loader {ep.value} failed: {type(exc).__name__}: "
+                       f"{exc}", None)
+    if not isinstance(backend, Backend):
+        return Backend(name, False, f"its loader {ep.value} returned {type(backend).__name__}, "
+                       "not a gelucheck Backend", None)
+    return backend
 
 
-def implementations(backends: list[str] | None = None, functions: list[str] | None = None,
-                    names: list[str] | None = None) -> list[Implementation]:
-    """The implementations of the available named backends (all by default), filtered."""
-    out = []
-    for b in backends or backend_names():
-        backend = get_backend(b)
-        out += [i for i in backend.implementations
-                if (functions is None or i.function in functions)
-                and (names is None or i.name in names or i.id in names)]
+@dataclass
+class Selection:
+    """The implementations chosen, and the backends that could not take part, with why."""
+
+    implementations: list[Implementation] = field(default_factory=list)
+    unavailable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def select(backends: list[str] | None = None,
+           functions: list[Function] | None = None) -> Selection:
+    """The implementations of the named backends (all by default) of the given functions."""
+    out = Selection()
+    for name in backends or backend_names():
+        backend = get_backend(name)
+        if not backend.available:
+            out.unavailable.append((name, backend.reason))
+        out.implementations += [i for i in backend.implementations
+                                if functions is None or i.function in functions]
     return out
 
 
-def find(spec: str, function: str | None = None) -> list[Implementation]:
+def backend_version(impl: Implementation) -> str | None:
+    """The version of the backend an implementation belongs to (None for a user's own)."""
+    return get_backend(impl.backend).version if impl.backend in backend_names() else None
+
+
+def find(spec: str, function: str | Function | None = None) -> list[Implementation]:
     """Implementations named ``backend:name`` (any function unless given)."""
     backend, _, name = spec.partition(":")
-    found = [i for i in implementations([backend]) if i.name == name
-             and (function is None or i.function == function)]
+    function = get_function(function) if function is not None else None
+    offered = get_backend(backend).implementations
+    found = [i for i in offered if i.name == name and function in (None, i.function)]
     if not found:
-        valid = [i.name for i in get_backend(backend).implementations]
-        raise ValueError(f"unknown implementation {spec!r}; {backend} offers: "
-                         f"{', '.join(sorted(set(valid))) or 'nothing here'}")
+        valid = sorted({i.name for i in offered})
+        raise UsageError(f"unknown implementation {spec!r}; {backend} offers: "
+                         f"{', '.join(valid) or 'nothing here'}")
     return found
 
 
-def load_user(spec: str, function: str, framework: str = "numpy",
+FRAMEWORKS = ("numpy", "torch")
+DEVICES = ("cpu", "cuda")
+
+
+def load_user(spec: str, function: str | Function, framework: str = "numpy",
               device: str = "cpu") -> Implementation:
-    """A user's callable ``package.module:callable`` as an implementation of ``function``."""
-    check_function(function)
-    if framework not in ("numpy", "torch"):
-        raise ValueError(f"unknown framework {framework!r}; valid choices: numpy, torch")
-    if device not in ("cpu", "cuda"):
-        raise ValueError(f"unknown device {device!r}; valid choices: cpu, cuda")
+    """A user's callable ``package.module:callable`` as an implementation of ``function``,
+    imported as ``python -c`` would: from the current directory too."""
+    function = get_function(function)
+    choose("framework", framework, FRAMEWORKS)
+    choose("device", device, DEVICES)
+    if device != "cpu" and framework == "numpy":
+        raise UsageError(f"--device {device} needs --framework torch: a NumPy callable runs on "
+                         "the CPU")
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
-        raise ValueError(f"--impl {spec!r}: expected the form package.module:callable")
+        raise UsageError(f"--impl {spec!r}: expected the form package.module:callable")
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:  # noqa: BLE001 - report any import failure of foreign code
-        raise ValueError(f"--impl {spec!r}: cannot import {module_name!r}: "
+        raise UsageError(f"--impl {spec!r}: cannot import {module_name!r}: "
                          f"{type(exc).__name__}: {exc}") from None
     fn = module
     for part in attr.split("."):
         fn = getattr(fn, part, None)
     if not callable(fn):
-        raise ValueError(f"--impl {spec!r}: {module_name} has no callable {attr!r}")
+        raise UsageError(f"--impl {spec!r}: {module_name} has no callable {attr!r}")
     kernel = fn
     if framework == "torch":
-        from .torch_backend import _availability, tensor_kernel
-
-        ok, reason, _ = _availability(device)
+        ok, reason, _ = torch_availability(device)
         if not ok:
-            raise ValueError(f"--impl {spec!r} --framework torch --device {device}: {reason}")
+            raise UsageError(f"--impl {spec!r} --framework torch --device {device}: {reason}")
         kernel = tensor_kernel(fn, device)
     return Implementation("user", spec, function, kernel, device=device,
                           description=f"{spec} on {framework} arrays ({device})")

@@ -7,7 +7,7 @@ from .base import Backend, Implementation
 from .formulas import phi_erf, phi_erfc
 
 # SciPy's special functions have float32 and float64 loops only; float16 and bfloat16 input
-# is promoted to float64 by SciPy itself (design.md), so that is how they are measured.
+# is promoted to float64 by SciPy itself (docs/design.md), so that is how they are measured.
 WIDER_16 = {"float16": "float64", "bfloat16": "float64"}
 
 

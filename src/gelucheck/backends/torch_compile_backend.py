@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .base import Backend, Implementation
-from .torch_backend import preparer, tensor_kernel, version_text
+from .tensors import preparer, tensor_kernel, torch_version_text
 
 
 def load() -> Backend:
@@ -19,4 +19,4 @@ def load() -> Backend:
                                           " dynamic shapes", prepare=preparer(fn, "cpu"))
 
     impls = (compiled("gelu", "none"), compiled("gelu_tanh", "tanh"))
-    return Backend("torch-compile", True, "", version_text(), impls)
+    return Backend("torch-compile", True, "", torch_version_text(), impls)

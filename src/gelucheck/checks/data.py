@@ -6,17 +6,18 @@ from functools import cache
 import numpy as np
 
 from ..formats import Format
+from ..functions import Function
 from ..reference import store
 from ..reference.mpref import Rounded
 from ..ulp import Exact
 
 
 @cache
-def table(dtype: str) -> store.Table:
-    return store.load(dtype)
+def table(fmt: Format) -> store.Table:
+    return store.load(fmt)
 
 
-def exact(tab: store.Table, function: str) -> Exact:
+def exact(tab: store.Table, function: Function) -> Exact:
     """What ulp_error takes as the exact value: (rounded, residual), in every format.
 
     Even for 16- and 32-bit formats a float64 is not enough near powers of two: Φ(-x) for

@@ -1,19 +1,22 @@
 """Drift of the tanh form from exact GELU: as mathematics (both correctly rounded) and as a
-backend computes them, per dtype (design.md, Checks)."""
+backend computes them, per dtype (docs/design.md, Checks)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ..backends import Implementation, ImplementationError
-from ..formats import get_format
+from ..formats import Format
+from ..functions import GELU, GELU_TANH
+from ..results import DriftFigures, DriftResult, Failure, MinimumFinding
 from ..ulp import Exact, ulp_error
 from . import data, minimum
 from .accuracy import worst_index
 
 
-def _compare(x: np.ndarray, exact_out: np.ndarray, tanh_out: np.ndarray, fmt) -> dict:
+def compare_outputs(x: np.ndarray, first: np.ndarray, second: np.ndarray,
+                    fmt: Format) -> DriftFigures:
     """How two outputs of the same inputs differ, in ulps of the first and absolutely."""
-    a, b = exact_out.astype(np.float64), tanh_out.astype(np.float64)
+    a, b = first.astype(np.float64), second.astype(np.float64)
     # Where either output is not finite (an overflow, a NaN) the difference says nothing of
     # the approximation: those are counted apart; accuracy results report them in full.
     finite = np.isfinite(a) & np.isfinite(b)
@@ -21,64 +24,68 @@ def _compare(x: np.ndarray, exact_out: np.ndarray, tanh_out: np.ndarray, fmt) ->
     ulps = np.where(finite, ulp_error(b, exact, fmt), 0.0)
     absolute = np.where(finite, np.abs(a - b), 0.0)
     i, j = worst_index(ulps), worst_index(absolute)
-    return {"n_inputs": len(x), "differ_fraction": float(np.mean(a != b)),
-            "nonfinite_differ": int(np.count_nonzero(~finite & (a != b))),
-            "max_ulp": float(ulps[i]), "at_ulp": float(x[i]), "at_ulp_hex": fmt.hex(x[i]),
-            "max_abs": float(absolute[j]), "at": float(x[j]), "at_hex": fmt.hex(x[j])}
+    return DriftFigures(
+        n_inputs=len(x), differ_fraction=float(np.mean(a != b)),
+        nonfinite_differ=int(np.count_nonzero(~finite & (a != b))),
+        max_ulp=float(ulps[i]), at_ulp=float(x[i]), at_ulp_hex=fmt.hex(x[i]),
+        max_abs=float(absolute[j]), at=float(x[j]), at_hex=fmt.hex(x[j]))
 
 
-def reference_drift(dtype: str) -> dict:
+def reference_drift(fmt: Format) -> DriftResult:
     """Correctly rounded exact GELU against the correctly rounded tanh form."""
-    fmt = get_format(dtype)
-    tab = data.table(fmt.name)
-    out = {"kind": "drift", "backend": "reference", "exact_implementation": "gelu",
-           "tanh_implementation": "gelu_tanh", "dtype": fmt.name}
-    out.update(_compare(tab.x, tab.rounded("gelu"), tab.rounded("gelu_tanh"), fmt))
-    out["minimum_shift"] = float(minimum.true_minimum("gelu_tanh")[0]
-                                 - minimum.true_minimum("gelu")[0])
-    return out
+    tab = data.table(fmt)
+    shift = float(minimum.true_minimum(GELU_TANH)[0] - minimum.true_minimum(GELU)[0])
+    return DriftResult("reference", GELU.name, GELU_TANH.name, fmt.name,
+                       figures=compare_outputs(tab.x, tab.rounded(GELU), tab.rounded(GELU_TANH),
+                                               fmt),
+                       minimum_shift=shift)
 
 
-def backend_drift(exact_impl: Implementation | None, tanh_impl: Implementation,
-                  dtype: str) -> dict:
+def _centre_and_value(found: MinimumFinding | Failure | None) -> tuple[float, float] | None:
+    if not isinstance(found, MinimumFinding):
+        return None
+    return (found.plateau_lo + found.plateau_hi) / 2, found.value
+
+
+def backend_drift(exact_impl: Implementation | None, tanh_impl: Implementation, fmt: Format,
+                  minima: dict | None = None) -> DriftResult:
     """A backend's exact GELU against its tanh form (or a stand-in), on the stored inputs;
-    with no exact GELU of its own, the correctly rounded one stands in."""
-    fmt = get_format(dtype)
-    tab = data.table(fmt.name)
+    with no exact GELU of its own, the correctly rounded one stands in. ``minima`` holds the
+    minimum findings already measured, by (implementation id, function name, format)."""
+    tab = data.table(fmt)
     x = tab.x
-    out = {"kind": "drift", "backend": exact_impl.backend if exact_impl else "reference",
-           "exact_implementation": exact_impl.name if exact_impl else "gelu",
-           "tanh_implementation": tanh_impl.id, "dtype": fmt.name, "device": tanh_impl.device,
-           "error": None}
+    out = DriftResult(exact_impl.backend if exact_impl else "reference",
+                      exact_impl.name if exact_impl else GELU.name, tanh_impl.id, fmt.name,
+                      device=tanh_impl.device)
     try:
-        exact_out = exact_impl(x) if exact_impl else tab.rounded("gelu")
-        out.update(_compare(x, exact_out, tanh_impl(x), fmt))
+        exact_out = exact_impl(x) if exact_impl else tab.rounded(GELU)
+        out.figures = compare_outputs(x, exact_out, tanh_impl(x), fmt)
     except ImplementationError as exc:
-        out["error"] = str(exc)
+        out.failure = Failure(str(exc))
         return out
-    lows = [minimum.check(exact_impl, fmt.name) if exact_impl else _reference_minimum(fmt),
-            minimum.check(tanh_impl, fmt.name)]
-    if all(m and "error" not in m for m in lows):
-        centre = [(m["plateau_lo"] + m["plateau_hi"]) / 2 for m in lows]
-        out["minimum_shift"] = centre[1] - centre[0]
-        out["minimum_value_shift"] = lows[1]["value"] - lows[0]["value"]
+    minima = minima or {}
+
+    def found(impl):
+        key = (impl.id, impl.function.name, fmt)
+        return minima[key] if key in minima else minimum.check(impl, fmt)
+
+    x_star, v_star = minimum.true_minimum(GELU)
+    lows = [_centre_and_value(found(exact_impl)) if exact_impl else (float(x_star),
+                                                                      float(v_star)),
+            _centre_and_value(found(tanh_impl))]
+    if all(lows):
+        out.minimum_shift = lows[1][0] - lows[0][0]
+        out.minimum_value_shift = lows[1][1] - lows[0][1]
     return out
-
-
-def _reference_minimum(fmt) -> dict:
-    """The correctly rounded exact GELU's own minimum, as if it were an implementation."""
-    x_star = float(minimum.true_minimum("gelu")[0])
-    return {"plateau_lo": x_star, "plateau_hi": x_star,
-            "value": float(minimum.true_minimum("gelu")[1])}
 
 
 def pairs(impls: list[Implementation]) -> list[tuple[Implementation | None, Implementation]]:
     """(exact GELU, tanh form or stand-in) pairs: the twin of the same backend and name, else
     the backend's first exact GELU, else None: the correctly rounded exact GELU."""
-    exact = [i for i in impls if i.function == "gelu" and not i.approximates]
+    exact = [i for i in impls if i.function == GELU and not i.approximates]
     out = []
     for t in impls:
-        if t.function != "gelu_tanh" and not t.approximates:
+        if t.function != GELU_TANH and not t.approximates:
             continue
         twins = [e for e in exact if e.backend == t.backend and e.name == t.name]
         same_backend = [e for e in exact if e.backend == t.backend]

@@ -1,4 +1,4 @@
-"""GELU's negative minimum as a backend computes it (design.md, Checks).
+"""GELU's negative minimum as a backend computes it (docs/design.md, Checks).
 
 Over the representable x around x*, the inputs where the output is smallest form a plateau;
 the correctly rounded x* should lie on it, and the smallest output should be GELU(x*)
@@ -14,9 +14,10 @@ from functools import cache
 import numpy as np
 
 from ..backends import Implementation, ImplementationError
-from ..formats import Format, get_format
-from ..reference import gelu_minimum, gelu_tanh_minimum
-from ..reference.mpref import round_value
+from ..formats import Format
+from ..functions import Function
+from ..reference.mpref import minimum, round_value
+from ..results import Failure, MinimumFinding
 from ..ulp import ulp_error
 from . import data
 
@@ -25,9 +26,9 @@ CURVATURE = 0.43  # GELU''(x*), within 1% for the tanh form too
 
 
 @cache
-def true_minimum(function: str) -> tuple:
-    """(x*, GELU(x*)) as mpf, from the reference's own solution of GELU'(x) = 0."""
-    return gelu_minimum(40) if function == "gelu" else gelu_tanh_minimum(40)
+def true_minimum(function: Function) -> tuple:
+    """(x*, f(x*)) as mpf, from the reference's own solution of f'(x) = 0."""
+    return minimum(function, 40)
 
 
 def window(fmt: Format, centre) -> tuple[np.ndarray, int]:
@@ -38,11 +39,11 @@ def window(fmt: Format, centre) -> tuple[np.ndarray, int]:
     return fmt.step(centre, np.arange(-count, count + 1) * stride), stride
 
 
-def check(impl: Implementation, dtype: str) -> dict | None:
+def check(impl: Implementation, fmt: Format) -> MinimumFinding | Failure | None:
+    """The plateau of smallest outputs around x*; None for a function with no minimum."""
     function = impl.function
-    if function not in ("gelu", "gelu_tanh"):
+    if not function.has_minimum:
         return None
-    fmt = get_format(dtype)
     x_star, v_star = true_minimum(function)
     # x* rounded straight from mpmath: through a float64 it could round twice
     rounded_x = fmt.from_bits(round_value(x_star, fmt).bits)
@@ -50,17 +51,19 @@ def check(impl: Implementation, dtype: str) -> dict | None:
     try:
         y = impl(xs).astype(np.float64)
     except ImplementationError as exc:
-        return {"error": str(exc)}
+        return Failure(str(exc))
+    if np.all(np.isnan(y)):
+        return Failure(f"{impl.id} gives NaN at every input around x*")
     smallest = np.nanmin(y)
     on = np.flatnonzero(y == smallest)
     centre = len(xs) // 2  # window() puts the rounded x* in the middle
     exact = data.exact_of(round_value(v_star, fmt), fmt)
-    return {
-        "x_star": float(x_star), "x_star_rounded": float(rounded_x),
-        "plateau_lo": float(xs[on[0]]), "plateau_hi": float(xs[on[-1]]),
-        "plateau_size": int(on.size), "contiguous": bool(on[-1] - on[0] + 1 == on.size),
-        "stride": stride, "window": [float(xs[0]), float(xs[-1])],
-        "value": float(smallest), "exact_value": float(v_star),
-        "true_argmin_on_plateau": bool(y[centre] == smallest),
-        "value_ulp_error": float(ulp_error([smallest], exact, fmt)[0]),
-    }
+    return MinimumFinding(
+        x_star=float(x_star), x_star_rounded=float(rounded_x),
+        plateau_lo=float(xs[on[0]]), plateau_hi=float(xs[on[-1]]),
+        plateau_size=int(on.size), contiguous=bool(on[-1] - on[0] + 1 == on.size),
+        stride=stride, window=[float(xs[0]), float(xs[-1])],
+        value=float(smallest), exact_value=float(v_star),
+        true_argmin_on_plateau=bool(y[centre] == smallest),
+        value_ulp_error=float(ulp_error([smallest], exact, fmt)[0]),
+    )

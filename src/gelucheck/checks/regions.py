@@ -1,9 +1,13 @@
-"""Regions of x in which errors are reported separately (design.md, Checks)."""
+"""Regions of x in which errors are reported separately (docs/design.md, Checks), and the
+figures of one region, built the same way by the checks and by the sweep."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from ..formats import Format
+from ..results import Region
 
 REGIONS: list[tuple[str, float, float]] = [
     ("x<-5", -math.inf, -5.0),  # the negative tail: tiny results, where precision is lost
@@ -18,3 +22,9 @@ REGIONS: list[tuple[str, float, float]] = [
 def mask(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
     x = x.astype(np.float64)
     return (x >= lo) & (x < hi)
+
+
+def region(name: str, lo: float, hi: float, n: int, max_ulp: float, mean_ulp: float,
+           worst_input, fmt: Format) -> Region:
+    return Region(name, lo, hi, int(n), float(max_ulp), float(mean_ulp), float(worst_input),
+                  fmt.hex(worst_input))

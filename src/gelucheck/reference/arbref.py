@@ -1,11 +1,15 @@
 """The independent second reference: certified intervals from Arb (python-flint).
 
 Where both ends of Arb's ball round to the same value in a format, that value is proven to be
-the correctly rounded result (design.md, References).
+the correctly rounded result (docs/design.md, References).
 """
 from __future__ import annotations
 
+import math
+
 from ..formats import Format
+from ..functions import CDF, GELU_TANH, Function, get_function
+from .mpformulas import TANH_CUBIC
 from .rounding import round_exact
 
 MAX_PRECISION = 4096
@@ -27,14 +31,14 @@ def version() -> str | None:
     return flint.__version__
 
 
-def _ball(function: str, x: float):
+def _ball(function: Function, x: float):
     import flint
 
     a = flint.arb(x)  # exact: every double is a dyadic rational
-    if function in ("phi", "gelu"):
+    if function != GELU_TANH:
         phi = (-a / flint.arb(2).sqrt()).erfc() / 2
-        return phi if function == "phi" else a * phi
-    u = (2 / flint.arb.pi()).sqrt() * (a + flint.arb("0.044715") * a**3)
+        return phi if function.family == CDF else a * phi
+    u = (2 / flint.arb.pi()).sqrt() * (a + flint.arb(TANH_CUBIC) * a**3)
     # x·σ(2u), written so that the exponential never overflows Arb's exponent range.
     if x >= 0:
         return a / (1 + (-2 * u).exp())
@@ -47,15 +51,16 @@ def _end_bits(end, fmt: Format) -> int:
     return round_exact(int(man), int(exp), fmt)
 
 
-def certify(function: str, x: float, fmt: Format) -> int | None:
+def certify(function: str | Function, x: float, fmt: Format) -> int | None:
     """The proven correctly rounded encoding of function(x) in fmt, or None if Arb could not
     narrow its ball enough by MAX_PRECISION bits."""
     import flint
 
+    function = get_function(function)
     magnitude_mask = fmt.sign_bit - 1
     # The sign of a zero result is known mathematically: Φ > 0; GELU and its tanh form have
     # the sign of x. A ball straddling 0 only says |value| is below half the subnormal quantum.
-    zero_sign = fmt.sign_bit if (function != "phi" and str(x).startswith("-")) else 0
+    zero_sign = fmt.sign_bit if function.family != CDF and math.copysign(1.0, x) < 0 else 0
     prec = 128
     while prec <= MAX_PRECISION:
         old = flint.ctx.prec

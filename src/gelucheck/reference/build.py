@@ -11,6 +11,7 @@ from pathlib import Path
 import mpmath
 import numpy as np
 
+from ..errors import ReferenceDataError
 from ..formats import FLOAT64, FORMATS, Format, get_format
 from ..functions import FUNCTIONS
 from ..progress import Progress
@@ -79,7 +80,7 @@ def build(dtypes: list[str] | None = None, workers: int | None = None,
     workers = workers or multiprocessing.cpu_count()
     try:
         manifest = store.read_manifest(directory)
-    except store.ReferenceError:
+    except ReferenceDataError:
         manifest = {"files": {}}
     timings = {}
     for fmt in formats:
@@ -101,7 +102,7 @@ def write_sample(directory: Path, per_format: int = 40) -> None:
     for name in FORMATS:
         try:
             table = store.load(name, directory)
-        except store.ReferenceError:
+        except ReferenceDataError:
             continue
         fmt = table.fmt
         picks = np.unique(np.linspace(0, len(table) - 1, per_format).astype(int))

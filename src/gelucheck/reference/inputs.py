@@ -1,4 +1,4 @@
-"""The inputs of the reference data, per format (design.md, Inputs).
+"""The inputs of the reference data, per format (docs/design.md, Inputs).
 
 16-bit formats: every finite value. float32 and float64: a seeded, stratified sample - every
 binade of both signs with its edges, dense over [-15, 15], the neighbourhood of both minima,
@@ -10,6 +10,7 @@ import mpmath
 import numpy as np
 
 from ..formats import Format
+from ..functions import CDF, FUNCTIONS, PHI
 from .mpref import evaluate, gelu_minimum, gelu_tanh_minimum, man_exp
 
 SEED = 20261129
@@ -79,19 +80,19 @@ def _anchors(fmt: Format) -> list[float]:
     anchors = [float(gelu_minimum()[0]), float(gelu_tanh_minimum()[0]), 1.0, -1.0,
                2.0 ** fmt.emax, fmt.max_finite, -fmt.max_finite, 0.0]
     two = mpmath.mpf(2)  # thresholds as mpf: 2**-1075 is no float64, 1 - 2**-54 needs 54 bits
-    for function in ("phi", "gelu", "gelu_tanh"):
-        sign = 1.0 if function == "phi" else -1.0
+    for function in FUNCTIONS.values():
+        sign = 1.0 if function.family == CDF else -1.0
         # Underflow to zero, and the entry into the subnormal range, in the negative tail.
         for threshold in (sign * two ** (fmt.quantum_exponent - 1), sign * two ** fmt.emin):
             anchors.append(_crossing(function, threshold, fmt, -80.0, -1.0))
     # Φ saturating to 1 (1 - Φ below a quarter ulp of 1), GELU to x likewise.
     with mpmath.mp.workprec(256):
         near_one = 1 - two ** -(fmt.precision + 1)
-    anchors.append(_crossing("phi", near_one, fmt, 0.5, 80.0))
+    anchors.append(_crossing(PHI, near_one, fmt, 0.5, 80.0))
     return anchors
 
 
-def _crossing(function: str, threshold, fmt: Format, lo: float, hi: float) -> float:
+def _crossing(function, threshold, fmt: Format, lo: float, hi: float) -> float:
     """The x in [lo, hi] where the function crosses ``threshold`` (monotone there), in fmt."""
     def above(x: float) -> bool:
         man, exp = man_exp(evaluate(function, x))

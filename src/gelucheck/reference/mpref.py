@@ -13,7 +13,7 @@ import mpmath
 from mpmath import mp
 
 from ..formats import FLOAT64, Format
-from ..functions import check_function
+from ..functions import CDF, GELU, GELU_TANH, Function, get_function
 from .rounding import residual_ulps, round_exact
 
 START_PRECISION = 128
@@ -22,42 +22,10 @@ MAX_PRECISION = 8192
 # compositions below add a few more roundings. 2**-(prec-24) is a wide margin on top.
 ERROR_BITS_LOST = 24
 
-# The tanh form's cubic coefficient is the decimal 0.044715, not its nearest double.
-TANH_CUBIC = "0.044715"
 
-
-def phi(x):
-    return mpmath.erfc(-x / mpmath.sqrt(2)) / 2
-
-
-def gelu(x):
-    return x * phi(x)
-
-
-def gelu_tanh(x):
-    # 0.5·x·(1 + tanh(u)) = x / (1 + exp(-2u)): no cancellation for negative u.
-    u = mpmath.sqrt(2 / mpmath.pi) * (x + mpmath.mpf(TANH_CUBIC) * x**3)
-    return x / (1 + mpmath.exp(-2 * u))
-
-
-def phi_prime(x):
-    return mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mpmath.pi)
-
-
-def gelu_prime(x):
-    return phi(x) + x * phi_prime(x)
-
-
-def gelu_tanh_prime(x):
-    return mpmath.diff(gelu_tanh, x)
-
-
-MP_FUNCTIONS = {"phi": phi, "gelu": gelu, "gelu_tanh": gelu_tanh}
-
-
-def evaluate(function: str, x: float, prec: int = START_PRECISION) -> mpmath.mpf:
+def evaluate(function: str | Function, x: float, prec: int = START_PRECISION) -> mpmath.mpf:
     """The function at the binary value x, at ``prec`` bits."""
-    fn = MP_FUNCTIONS[check_function(function)]
+    fn = get_function(function).mp
     with mp.workprec(prec):
         return fn(mpmath.mpf(x))
 
@@ -77,11 +45,6 @@ class Rounded:
     precision: int  # the working precision at which the decision was proven safe
 
 
-def _signed_zero(function: str, x: float, fmt: Format) -> bool:
-    """GELU(-0) = -0·Φ(-0) = -0: mpmath has no signed zero, IEEE does."""
-    return function != "phi" and x == 0 and str(x).startswith("-")
-
-
 # From |x| = 64 on every function has saturated: Q(x) = 1 - Φ(|x|) < exp(-x²/2) < 2**-2954, and
 # the tanh form's exp(-2u) is smaller still. The correctly rounded result is x, 1 or a zero in
 # every format, and the residual - at most 2**-2954 * 2**1074 ulps even at the float64 subnormal
@@ -89,9 +52,9 @@ def _signed_zero(function: str, x: float, fmt: Format) -> bool:
 SATURATION = 64.0
 
 
-def _saturated(function: str, x: float, fmt: Format) -> Rounded:
+def _saturated(function: Function, x: float, fmt: Format) -> Rounded:
     negative = x < 0
-    if function == "phi":
+    if function.family == CDF:
         value = 0.0 if negative else 1.0
     else:
         value = -0.0 if negative else x
@@ -99,14 +62,14 @@ def _saturated(function: str, x: float, fmt: Format) -> Rounded:
     return Rounded(int(fmt.bits_of(value)), int(FLOAT64.bits_of(value)), residual, 0)
 
 
-def _tiny_residual_sign(function: str, x: float) -> float:
+def _tiny_residual_sign(function: Function, x: float) -> float:
     """The sign of exact - rounded where the working precision could not see the difference:
     the result then sits on one of the functions' limits, and the side is known: Φ(x) is
     1/2 + xφ(0) + ... for small |x| and 1 - Q(x) or Q(|x|) > 0 far out; GELU and its tanh form
     are x/2 + (positive) for small |x|, just below x far right, and negative far left."""
     if abs(x) < 1:
-        return x if function == "phi" else 1.0
-    if function == "phi":
+        return x if function.family == CDF else 1.0
+    if function.family == CDF:
         return -1.0 if x > 0 else 1.0
     return -1.0
 
@@ -118,14 +81,16 @@ def round_value(value, fmt: Format) -> Rounded:
     return Rounded(bits, round_exact(man, exp, FLOAT64), residual_ulps(man, exp, bits, fmt), 0)
 
 
-def correctly_rounded(function: str, x: float, fmt: Format) -> Rounded:
+def correctly_rounded(function: str | Function, x: float, fmt: Format) -> Rounded:
+    function = get_function(function)
     if abs(x) >= SATURATION:
-        return _saturated(check_function(function), x, fmt)
+        return _saturated(function, x, fmt)
     prec = START_PRECISION
     while prec <= MAX_PRECISION:
         man, exp = man_exp(evaluate(function, x, prec))
         if man == 0:  # exact zero: GELU(±0)
-            sign = fmt.sign_bit if _signed_zero(function, x, fmt) else 0
+            # GELU(-0) = -0·Φ(-0) = -0: mpmath has no signed zero, IEEE does
+            sign = fmt.sign_bit if function.at_zero_is_negative(x) else 0
             sign64 = FLOAT64.sign_bit if sign else 0
             return Rounded(sign, sign64, 0.0, prec)
         slack = prec - ERROR_BITS_LOST
@@ -143,19 +108,20 @@ def correctly_rounded(function: str, x: float, fmt: Format) -> Rounded:
     raise ArithmeticError(f"{function}({x!r}) could not be rounded safely at {MAX_PRECISION} bits")
 
 
-def _argmin(derivative, start: str, digits: int):
+def minimum(function: str | Function, digits: int = 40):
+    """(x*, f(x*)) of the negative minimum, solved from f'(x) = 0 near -0.75."""
+    function = get_function(function)
+    if not function.has_minimum:
+        raise ValueError(f"{function.name} has no interior minimum")
     with mp.workdps(digits):
-        return mpmath.findroot(derivative, mpmath.mpf(start))
+        x = mpmath.findroot(function.mp_derivative, mpmath.mpf("-0.75"))
+        return x, function.mp(x)
 
 
 def gelu_minimum(digits: int = 40):
     """(x*, GELU(x*)) of the negative minimum, solved from GELU'(x) = 0."""
-    with mp.workdps(digits):
-        x = _argmin(gelu_prime, "-0.75", digits)
-        return x, gelu(x)
+    return minimum(GELU, digits)
 
 
 def gelu_tanh_minimum(digits: int = 40):
-    with mp.workdps(digits):
-        x = _argmin(gelu_tanh_prime, "-0.75", digits)
-        return x, gelu_tanh(x)
+    return minimum(GELU_TANH, digits)

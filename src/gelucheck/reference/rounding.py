@@ -10,11 +10,6 @@ from fractions import Fraction
 from ..formats import Format
 
 
-def quantum_exponent_of(magnitude_exponent: int, fmt: Format) -> int:
-    """log2 of ulp(v) for floor(log2|v|) == magnitude_exponent (design.md, ULP error)."""
-    return max(magnitude_exponent, fmt.emin) - fmt.precision + 1
-
-
 def round_exact(man: int, exp: int, fmt: Format) -> int:
     """The encoding (as an int) of man * 2**exp correctly rounded into ``fmt``. Zero is +0."""
     sign = fmt.sign_bit if man < 0 else 0
@@ -24,7 +19,7 @@ def round_exact(man: int, exp: int, fmt: Format) -> int:
     magnitude_exponent = exp + m.bit_length() - 1
     if magnitude_exponent < fmt.quantum_exponent - 1:
         return sign  # below half the smallest subnormal; spares a shift by thousands of bits
-    qe = quantum_exponent_of(magnitude_exponent, fmt)
+    qe = fmt.ulp_exponent(magnitude_exponent)
     if exp >= qe:
         q = m << (exp - qe)
     else:
@@ -58,7 +53,7 @@ def residual_ulps(man: int, exp: int, bits: int, fmt: Format) -> float:
     means "v lies inward of it" (ulp.Exact), which an exact value never does."""
     if man == 0:
         return 0.0
-    qe = quantum_exponent_of(exp + abs(man).bit_length() - 1, fmt)
+    qe = fmt.ulp_exponent(exp + abs(man).bit_length() - 1)
     r_man, r_exp = decode(bits, fmt)
     residual = float((Fraction(man) * Fraction(2) ** exp - Fraction(r_man) * Fraction(2) ** r_exp)
                      / Fraction(2) ** qe)

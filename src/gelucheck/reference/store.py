@@ -19,16 +19,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ReferenceDataError
 from ..formats import Format, get_format
-from ..functions import FUNCTIONS
+from ..functions import FUNCTIONS, Function, get_function
 
 BLOCK = 4096
 MANIFEST = "manifest.json"
 FIELDS = ("rounded", "exact", "residual")
-
-
-class ReferenceError(Exception):
-    """Reference data that is missing, unreadable or does not match its manifest."""
 
 
 def default_directory() -> Path:
@@ -54,14 +51,14 @@ class Table:
     def x(self) -> np.ndarray:
         return self.fmt.from_bits(self.arrays["x"])
 
-    def rounded(self, function: str) -> np.ndarray:
-        return self.fmt.from_bits(self.arrays[f"{function}.rounded"])
+    def rounded(self, function: str | Function) -> np.ndarray:
+        return self.fmt.from_bits(self.arrays[f"{get_function(function).name}.rounded"])
 
-    def exact(self, function: str) -> np.ndarray:
-        return self.arrays[f"{function}.exact"]
+    def exact(self, function: str | Function) -> np.ndarray:
+        return self.arrays[f"{get_function(function).name}.exact"]
 
-    def residual(self, function: str) -> np.ndarray:
-        return self.arrays[f"{function}.residual"]
+    def residual(self, function: str | Function) -> np.ndarray:
+        return self.arrays[f"{get_function(function).name}.residual"]
 
     def __len__(self) -> int:
         return len(self.arrays["x"])
@@ -105,11 +102,11 @@ def read_manifest(directory: Path | None = None) -> dict:
     directory = Path(directory or default_directory())
     path = directory / MANIFEST
     if not path.exists():
-        raise ReferenceError(f"{path}: missing; regenerate with `gelucheck reference build`")
+        raise ReferenceDataError(f"{path}: missing; regenerate with `gelucheck reference build`")
     try:
         return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
-        raise ReferenceError(f"{path}: not valid JSON ({exc})") from None
+        raise ReferenceDataError(f"{path}: not valid JSON ({exc})") from None
 
 
 def write_manifest(manifest: dict, directory: Path) -> None:
@@ -121,19 +118,19 @@ def load(dtype: str | Format, directory: Path | None = None) -> Table:
     fmt = get_format(dtype)
     path = Path(directory or default_directory()) / file_name(fmt)
     if not path.exists():
-        raise ReferenceError(f"{path}: missing; regenerate with "
+        raise ReferenceDataError(f"{path}: missing; regenerate with "
                              f"`gelucheck reference build --dtype {fmt.name}`")
     try:
         with np.load(path, allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in npz.files}
     except Exception as exc:  # noqa: BLE001 - a damaged zip raises many kinds of error
-        raise ReferenceError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
+        raise ReferenceDataError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
     missing = [name for name in array_names() if name not in arrays]
     if missing:
-        raise ReferenceError(f"{path}: lacks arrays {missing}")
+        raise ReferenceDataError(f"{path}: lacks arrays {missing}")
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) != 1:
-        raise ReferenceError(f"{path}: arrays of different lengths {lengths}")
+        raise ReferenceDataError(f"{path}: arrays of different lengths {lengths}")
     return Table(fmt, arrays)
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import ReferenceDataError
 from ..formats import FORMATS, get_format
 from ..functions import FUNCTIONS
 from . import arbref, store
@@ -72,7 +73,7 @@ def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path 
     report = Report()
     try:
         manifest = store.read_manifest(directory)
-    except store.ReferenceError as exc:
+    except ReferenceDataError as exc:
         report.problems.append(str(exc))
         return report
     for fmt in [get_format(d) for d in (dtypes or FORMATS)]:
@@ -83,7 +84,7 @@ def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path 
             continue
         try:
             table = store.load(fmt, directory)
-        except store.ReferenceError as exc:
+        except ReferenceDataError as exc:
             report.problems.append(str(exc))
             continue
         if store.file_checksum(fmt, directory) != entry["sha256"]:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+from ..results import AccuracyResult, DriftResult, MinimumFinding, Result
 from .tables import fmt_ulp
 
 # A change below both of these is noise (a reference refined in the 9th digit, the sweep's
@@ -11,35 +12,31 @@ RELATIVE_TOLERANCE = 1e-9
 ABSOLUTE_TOLERANCE_ULP = 1e-6
 
 
-def _key(r: dict) -> tuple:
-    if r.get("kind") == "drift":
-        return ("drift", r["backend"], r["exact_implementation"], r["tanh_implementation"],
-                r["dtype"])
-    return ("accuracy", r["backend"], r["implementation"], r["function"], r["dtype"],
-            r.get("device", "cpu"))
+def _key(r: Result) -> tuple:
+    if isinstance(r, DriftResult):
+        return (r.kind, r.backend, r.exact_implementation, r.tanh_implementation, r.dtype)
+    return (r.kind, r.identity)
 
 
-def _figures(r: dict) -> dict[str, float]:
-    if r.get("kind") == "drift":
-        return {"max ulp": r.get("max_ulp", math.inf), "max |diff|": r.get("max_abs", math.inf)}
-    out = {"max ulp": r.get("max_ulp", math.inf)}
-    for region in r.get("regions", []):
-        out[f"max ulp {region['name']}"] = region["max_ulp"]
-    if r.get("minimum") and "value_ulp_error" in r["minimum"]:
-        out["minimum ulp"] = r["minimum"]["value_ulp_error"]
+def _figures(r: Result) -> dict[str, float]:
+    if isinstance(r, DriftResult):
+        f = r.figures
+        return {"max ulp": f.max_ulp if f else math.inf, "max |diff|": f.max_abs if f else math.inf}
+    if r.figures is None:
+        return {"max ulp": math.inf}
+    out = {"max ulp": r.figures.max_ulp}
+    for region in r.figures.regions:
+        out[f"max ulp {region.name}"] = region.max_ulp
+    if isinstance(r, AccuracyResult) and isinstance(r.minimum, MinimumFinding):
+        out["minimum ulp"] = r.minimum.value_ulp_error
     return out
 
 
-def _label(key: tuple) -> str:
-    if key[0] == "drift":
-        return f"drift {key[1]}:{key[2]} vs {key[3]} {key[4]}"
-    return f"{key[1]}:{key[2]} {key[3]} {key[4]}" + (f" ({key[5]})" if key[5] != "cpu" else "")
-
-
-def compare(old: list[dict], new: list[dict]) -> dict[str, list[str]]:
+def compare(old: list[Result], new: list[Result]) -> dict[str, list[str]]:
     """{"worse": [...], "better": [...], "only_old": [...], "only_new": [...]}"""
     before = {_key(r): r for r in old}
     after = {_key(r): r for r in new}
+    label = {**{k: r.label for k, r in before.items()}, **{k: r.label for k, r in after.items()}}
     out = {"worse": [], "better": [], "only_old": [], "only_new": []}
     for key in before.keys() & after.keys():
         a, b = _figures(before[key]), _figures(after[key])
@@ -52,10 +49,10 @@ def compare(old: list[dict], new: list[dict]) -> dict[str, list[str]]:
             a_text, b_text = fmt_ulp(x), fmt_ulp(y)
             if a_text == b_text:  # show the digits where they differ
                 a_text, b_text = f"{x:.9g}", f"{y:.9g}"
-            line = f"{_label(key)}: {name} {a_text} -> {b_text}"
+            line = f"{label[key]}: {name} {a_text} -> {b_text}"
             out["worse" if y > x else "better"].append(line)
-    out["only_old"] = sorted(_label(k) for k in before.keys() - after.keys())
-    out["only_new"] = sorted(_label(k) for k in after.keys() - before.keys())
+    out["only_old"] = sorted(label[k] for k in before.keys() - after.keys())
+    out["only_new"] = sorted(label[k] for k in after.keys() - before.keys())
     for v in out.values():
         v.sort()
     return out

@@ -1,9 +1,17 @@
-"""Results as JSON: a list of result objects; infinite and NaN figures as strings."""
+"""Reports as JSON: an object with the schema version, gelucheck's version and the list of
+results; infinite and NaN figures as the strings "inf", "-inf", "nan". Reports of schema 1
+(a bare list of results) are still read."""
 from __future__ import annotations
 
 import json
 import math
 from pathlib import Path
+
+from .. import __version__
+from ..errors import UsageError
+from ..results import Result, from_json
+
+SCHEMA_VERSION = 2
 
 
 def _clean(value):
@@ -26,23 +34,53 @@ def _restore(value):
     return value
 
 
-def dumps(results: list[dict]) -> str:
-    return json.dumps(_clean(results), indent=1, allow_nan=False)
+def encode(data) -> str:
+    """Plain data (dicts, lists, numbers) as strict JSON, non-finite numbers as strings."""
+    return json.dumps(_clean(data), indent=1, allow_nan=False)
 
 
-def write(results: list[dict], path: str | Path) -> None:
-    Path(path).write_text(dumps(results) + "\n")
-
-
-def loads(text: str) -> list[dict]:
+def decode(text: str):
     return _restore(json.loads(text))
 
 
-def read(path: str | Path) -> list[dict]:
+def dumps(results: list[Result]) -> str:
+    """The results alone, as a JSON list (what the pytest plugin passes between processes)."""
+    return encode([r.to_json() for r in results])
+
+
+def loads(text: str) -> list[Result]:
+    return [from_json(d) for d in decode(text)]
+
+
+def report_text(results: list[Result]) -> str:
+    document = {"schema_version": SCHEMA_VERSION, "gelucheck": __version__,
+                "results": [r.to_json() for r in results]}
+    return json.dumps(_clean(document), indent=1, allow_nan=False) + "\n"
+
+
+def write(results: list[Result], path: str | Path) -> None:
+    Path(path).write_text(report_text(results))
+
+
+def read(path: str | Path) -> list[Result]:
+    """The results of a report file; refused with the file named when it is not one, or of a
+    schema this version does not know."""
     try:
         data = json.loads(Path(path).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{path}: not a gelucheck JSON report ({exc})") from None
-    if not isinstance(data, list):
-        raise ValueError(f"{path}: not a gelucheck JSON report (expected a list of results)")
-    return _restore(data)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: not a gelucheck JSON report ({exc})") from None
+    if isinstance(data, list):
+        results = data  # schema 1
+    elif isinstance(data, dict) and "results" in data:
+        version = data.get("schema_version")
+        if not isinstance(version, int) or version > SCHEMA_VERSION:
+            raise UsageError(f"{path}: report schema {version!r} is newer than this gelucheck "
+                             f"({__version__}) reads (up to {SCHEMA_VERSION}): upgrade gelucheck")
+        results = data["results"]
+    else:
+        raise UsageError(f"{path}: not a gelucheck JSON report (expected an object with "
+                         "'results', or a list of results)")
+    try:
+        return [from_json(d) for d in _restore(results)]
+    except UsageError as exc:
+        raise UsageError(f"{path}: {exc}") from None

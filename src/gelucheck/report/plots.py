@@ -1,12 +1,14 @@
-"""Plots of ulp error against x, one PNG per implementation and dtype (the ``plots`` extra)."""
+"""Plots of ulp error against x, one PNG per implementation and dtype (the ``plots`` extra),
+drawn from the errors a measurement kept, never by measuring again."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
 
-from ..backends import Implementation, ImplementationError
-from ..checks.accuracy import errors_against_x
+from ..checks import data
+from ..formats import get_format
+from ..results import AccuracyResult
 
 
 def available() -> bool:
@@ -17,17 +19,18 @@ def available() -> bool:
     return True
 
 
-def plot(impl: Implementation, dtype: str, directory: Path) -> Path | None:
+def plot(result: AccuracyResult, directory: Path) -> Path | None:
+    """The plot of one result that kept its per-input errors; None for one that has none."""
+    if result.errors is None:
+        return None
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    try:
-        x, err = errors_against_x(impl, dtype)
-    except ImplementationError:
-        return None
-    x = x.astype(np.float64)
+    ident = result.identity
+    x = data.table(get_format(ident.dtype)).x.astype(np.float64)
+    err = result.errors
     keep = np.abs(x) <= 20  # beyond, every function has saturated: nothing to see
     x, err = x[keep], err[keep]
     shown = np.where(np.isfinite(err), err, np.nan)
@@ -42,10 +45,10 @@ def plot(impl: Implementation, dtype: str, directory: Path) -> Path | None:
     ax.set_yscale("log")
     ax.set_xlabel("x")
     ax.set_ylabel("ulp error")
-    ax.set_title(f"{impl.id} {impl.function} {dtype} ({impl.how(dtype)})")
+    ax.set_title(f"{ident.id} {ident.function} {ident.dtype} ({result.how})")
     directory.mkdir(parents=True, exist_ok=True)
-    name = f"{impl.backend}_{impl.name}_{impl.function}_{dtype}".replace("*", "x")
-    path = directory / (name.replace(":", "_").replace("/", "_") + ".png")
+    name = f"{ident.backend}_{ident.implementation}_{ident.function}_{ident.dtype}"
+    path = directory / (name.replace("*", "x").replace(":", "_").replace("/", "_") + ".png")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

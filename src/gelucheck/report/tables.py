@@ -6,6 +6,7 @@ import math
 
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
+from ..results import AccuracyResult, DriftResult, MinimumFinding
 
 
 def fmt_ulp(value) -> str:
@@ -22,72 +23,74 @@ def fmt_ulp(value) -> str:
     return f"{value:.3g}" if value < 1e5 else f"{value:.2e}"
 
 
-def _cell(result: dict | None, region: str | None) -> str:
+def _cell(result: AccuracyResult | None, region: str | None) -> str:
     if result is None:
         return ""
-    if result.get("error"):
+    if result.failure:
         return "ERROR"
-    if result.get("all_nan"):
+    if result.all_nan:
         return "all NaN"
-    if region is None:
-        return f"{fmt_ulp(result['max_ulp'])} / {fmt_ulp(result['mean_ulp'])}"
-    for r in result["regions"]:
-        if r["name"] == region:
-            return f"{fmt_ulp(r['max_ulp'])} / {fmt_ulp(r['mean_ulp'])}"
-    return ""
+    figures = result.figures if region is None else result.figures.region(region)
+    return "" if figures is None else f"{fmt_ulp(figures.max_ulp)} / {fmt_ulp(figures.mean_ulp)}"
 
 
-def accuracy_rows(results: list[dict], region: str | None = None) -> tuple[list[str], list[list]]:
-    acc = [r for r in results if r.get("kind") == "accuracy"]
-    dtypes = [d for d in FORMATS if any(r["dtype"] == d for r in acc)]
+def _measured(results: list) -> list[AccuracyResult]:
+    return [r for r in results if isinstance(r, AccuracyResult)
+            and (r.failure or r.figures is not None)]
+
+
+def accuracy_rows(results: list, region: str | None = None) -> tuple[list[str], list[list]]:
+    acc = _measured(results)
+    dtypes = [d for d in FORMATS if any(r.identity.dtype == d for r in acc)]
     rows: dict[tuple, dict] = {}
     for r in acc:
-        row = (f"{r['backend']}:{r['implementation']}", r["function"])
-        rows.setdefault(row, {})[r["dtype"]] = r
+        row = (r.identity.id, r.identity.function)
+        rows.setdefault(row, {})[r.identity.dtype] = r
     header = ["implementation", "function"] + dtypes
     body = [[impl, fn] + [_cell(by.get(d), region) for d in dtypes]
             for (impl, fn), by in rows.items()]
     return header, body
 
 
-def drift_rows(results: list[dict]) -> tuple[list[str], list[list]]:
+def drift_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["exact", "tanh form", "dtype", "differ", "max ulp", "at x", "max |diff|", "at x",
               "minimum shift"]
     body = []
     for r in results:
-        if r.get("kind") != "drift" or r.get("error"):
+        if not isinstance(r, DriftResult) or r.figures is None:
             continue
-        exact = f"{r['backend']}:{r['exact_implementation']}"
-        shift = r.get("minimum_shift")
-        body.append([exact, r["tanh_implementation"], r["dtype"], f"{r['differ_fraction']:.2%}",
-                     fmt_ulp(r["max_ulp"]), f"{r['at_ulp']:.6g}", f"{r['max_abs']:.4e}",
-                     f"{r['at']:.6g}", "-" if shift is None else f"{shift:+.3g}"])
+        f, shift = r.figures, r.minimum_shift
+        body.append([f"{r.backend}:{r.exact_implementation}", r.tanh_implementation, r.dtype,
+                     f"{f.differ_fraction:.2%}", fmt_ulp(f.max_ulp), f"{f.at_ulp:.6g}",
+                     f"{f.max_abs:.4e}", f"{f.at:.6g}", "-" if shift is None else f"{shift:+.3g}"])
     return header, body
 
 
-def minimum_rows(results: list[dict]) -> tuple[list[str], list[list]]:
+def minimum_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "plateau", "x* on it", "min value",
               "ulp error"]
     body = []
     for r in results:
-        m = r.get("minimum")
-        if r.get("kind") != "accuracy" or not m or "error" in m:
+        if not isinstance(r, AccuracyResult) or not isinstance(r.minimum, MinimumFinding):
             continue
-        body.append([f"{r['backend']}:{r['implementation']}", r["function"], r["dtype"],
-                     f"[{m['plateau_lo']:.9g}, {m['plateau_hi']:.9g}] ({m['plateau_size']})",
-                     "yes" if m["true_argmin_on_plateau"] else "NO", f"{m['value']:.9g}",
-                     fmt_ulp(m["value_ulp_error"])])
+        m = r.minimum
+        body.append([r.identity.id, r.identity.function, r.identity.dtype,
+                     f"[{m.plateau_lo:.9g}, {m.plateau_hi:.9g}] ({m.plateau_size})",
+                     "yes" if m.true_argmin_on_plateau else "NO", f"{m.value:.9g}",
+                     fmt_ulp(m.value_ulp_error)])
     return header, body
 
 
-def special_rows(results: list[dict]) -> tuple[list[str], list[list]]:
+def special_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "input", "expected", "computed"]
     body = []
     for r in results:
-        for label, s in (r.get("specials") or {}).items():
-            if not s["ok"]:
-                body.append([f"{r['backend']}:{r['implementation']}", r["function"], r["dtype"],
-                             label, repr(s["expected"]), repr(s["computed"])])
+        if not isinstance(r, AccuracyResult) or not isinstance(r.specials, dict):
+            continue
+        for label in r.failing_specials:
+            s = r.specials[label]
+            body.append([r.identity.id, r.identity.function, r.identity.dtype, label,
+                         repr(s.expected), repr(s.computed)])
     return header, body
 
 
@@ -104,7 +107,7 @@ def markdown(header: list[str], body: list[list]) -> str:
     return "\n".join("| " + " | ".join(esc(c) for c in row) + " |" for row in rows)
 
 
-def sections(results: list[dict]) -> list[tuple[str, tuple[list[str], list[list]]]]:
+def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     """(title, table) for every table of a report, in reading order."""
     out = [("Max / mean ulp error, all inputs", accuracy_rows(results))]
     for name, _, _ in REGIONS:
@@ -115,7 +118,7 @@ def sections(results: list[dict]) -> list[tuple[str, tuple[list[str], list[list]
     return out
 
 
-def render(results: list[dict], style: str = "plain") -> str:
+def render(results: list, style: str = "plain") -> str:
     draw = markdown if style == "markdown" else plain
     parts = []
     for title, (header, body) in sections(results):

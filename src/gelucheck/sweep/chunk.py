@@ -9,27 +9,9 @@ import numpy as np
 
 from ..backends import Implementation, ImplementationError
 from ..checks.regions import REGIONS
-from ..formats import FLOAT32
+from ..functions import Function, get_function
 from .fastref import reference
-
-# Histogram of ulp errors: bin 0 is [0, 1/2] (correctly rounded), bin 1 (1/2, 1), bin k >= 2
-# [2^(k-2), 2^(k-1)), the second last everything from 2^(BINS-3) up, the last inf and NaN.
-BINS = 36
-
-
-def histogram_edges() -> list[float]:
-    return [0.0, 0.5] + [2.0 ** (k - 2) for k in range(2, BINS - 1)] + [float("inf")]
-
-
-def _histogram(err: np.ndarray) -> np.ndarray:
-    """Counts per bin of errors above 1/2 (bin 0 is left for the caller to fill).
-
-    The bin is read off the float64 exponent field: err in [2^k, 2^(k+1)) has the field
-    1023 + k and goes to bin k + 2; inf (field 2047) to the last bin."""
-    field = err.view(np.int64) >> 52
-    index = np.minimum(field - 1021, BINS - 2)
-    index[field == 2047] = BINS - 1
-    return np.bincount(index, minlength=BINS)
+from .stats import combine, histogram, merge_chunks
 
 
 def _slices(x: np.ndarray) -> list[tuple[str, slice]]:
@@ -60,28 +42,13 @@ def _stats(err: np.ndarray, bits: np.ndarray) -> dict:
             "sum_ulp": total, "n_finite": n_finite}
 
 
-def combine(a: dict, b: dict) -> dict:
-    """Two _stats of disjoint inputs as one. Sums add; the maximum keeps its input (the lower
-    encoding on a tie, so that the result never depends on the order of merging)."""
-    top = b if (b["max_ulp"], -b["worst_bits"]) > (a["max_ulp"], -a["worst_bits"]) else a
-    out = dict(a)
-    out.update({"n": a["n"] + b["n"], "sum_ulp": a["sum_ulp"] + b["sum_ulp"],
-                "n_finite": a["n_finite"] + b["n_finite"], "max_ulp": top["max_ulp"],
-                "worst_bits": top["worst_bits"]})
-    for k in ("computed", "exact"):
-        if k in top:
-            out[k] = top[k]
-    return out
-
-
 BLOCK = 1 << 16  # inner block: its temporaries stay in cache and in malloc's free lists
 
 
-def evaluate(impls: list[Implementation], function: str, start: int, stop: int) -> dict:
+def evaluate(impls: list[Implementation], function: str | Function, start: int, stop: int) -> dict:
     """Statistics of each implementation over the encodings [start, stop) (one sign, finite),
     computed block by block and merged."""
-    from .stats import merge_chunks
-
+    function = get_function(function)
     out = None
     for a in range(start, stop, BLOCK):
         part = _evaluate_block(impls, function, a, min(a + BLOCK, stop))
@@ -89,17 +56,17 @@ def evaluate(impls: list[Implementation], function: str, start: int, stop: int) 
     return out
 
 
-def _evaluate_block(impls: list[Implementation], function: str, start: int, stop: int) -> dict:
+def _evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int) -> dict:
     clock = time.perf_counter()
     bits = np.arange(start, stop, dtype=np.uint32)
     x = bits.view(np.float32)
     v, unit, slow = reference(function, x, monotone=True)  # one sign's run of encodings
     regions = _slices(x)
-    out = {"function": function, "start": start, "stop": stop, "n_slow_reference": slow,
+    out = {"function": function.name, "start": start, "stop": stop, "n_slow_reference": slow,
            "implementations": {},
            "reference_s": time.perf_counter() - clock}
     for impl in impls:
-        key = f"{impl.id}/{impl.function}"
+        key = f"{impl.id}/{impl.function.name}"
         clock = time.perf_counter()
         try:
             y = impl(x)
@@ -120,14 +87,14 @@ def _evaluate_block(impls: list[Implementation], function: str, start: int, stop
         by_region = {name: _stats(err[s], bits[s]) for name, s in regions}
         stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
         wrong = np.flatnonzero(err > 0.5)
-        histogram = _histogram(err[wrong])
-        histogram[0] = len(err) - len(wrong)
+        counts = histogram(err[wrong])
+        counts[0] = len(err) - len(wrong)
         stats.update({
             "computed": float(y[stats["worst_bits"] - start]),
             "exact": float(v[stats["worst_bits"] - start]),
             "max_abs": max_abs, "max_abs_bits": int(bits[j]),
             "not_correctly_rounded": int(len(wrong)),
-            "histogram": histogram.tolist(),
+            "histogram": counts.tolist(),
             "regions": by_region,
             "eval_s": evaluated - clock, "check_s": time.perf_counter() - evaluated,
         })
@@ -149,5 +116,3 @@ def hex32(bits: int) -> str:
     return f"0x{bits:08x}"
 
 
-def value_of(bits: int) -> float:
-    return float(FLOAT32.from_bits(bits))

@@ -1,6 +1,6 @@
 """A reference fit for all 2^32 float32 inputs: float64 formulas whose error bound is
 established against mpmath, with mpmath itself for the few inputs whose float64 value lies
-too close to a float32 rounding boundary for that bound (design.md, References).
+too close to a float32 rounding boundary for that bound (docs/design.md, The sweep).
 
 x splits into four parts, contiguous in a monotone chunk of encodings:
 - far left (x <= -20, the tanh form x <= -12): |f(x)| < 2^-200, a signed zero; every float32
@@ -25,33 +25,26 @@ import numpy as np
 from scipy import special
 
 from ..formats import FLOAT32, FLOAT64
+from ..functions import CDF, GELU, GELU_TANH, PHI, Function, get_function
 from ..reference.mpref import correctly_rounded
 
 RELATIVE_BOUND = 2.0**-40
 TINY = 2.0**-30
 SATURATION = 9.0
-FAR_LEFT = {"phi": -20.0, "gelu": -20.0, "gelu_tanh": -12.0}
+FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0}
 PHI0 = 1 / math.sqrt(2 * math.pi)
 K = math.sqrt(2 / math.pi)
 CUBIC = 0.044715
-TAYLOR = {"phi": PHI0, "gelu": PHI0, "gelu_tanh": K / 2}
+TAYLOR = {PHI: PHI0, GELU: PHI0, GELU_TANH: K / 2}
 
 
-EXPONENT_MASK = 0x7FF0000000000000
 FRACTION_MASK = (1 << 52) - 1
 # RELATIVE_BOUND in units of the float64 last place: 2^-40 of |v| is at most 2^13 of them.
 SLACK = 1 << 13
 DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
 
 
-def float32_ulp(v: np.ndarray) -> np.ndarray:
-    """ulp(v) in float32 for float64 v (design.md's definition), from the exponent bits:
-    2^(e-23), and the subnormal quantum below 2^-126."""
-    scaled = (v.view(np.int64) & EXPONENT_MASK) - ((FLOAT32.precision - 1) << 52)
-    return np.maximum(scaled.view(np.float64), 2.0**FLOAT32.quantum_exponent)
-
-
-def _parts(x64: np.ndarray, function: str) -> dict[str, slice]:
+def _parts(x64: np.ndarray, function: Function) -> dict[str, slice]:
     """far, tiny, high and the two middle stretches, as slices of an ascending x."""
     cut = np.searchsorted(x64, [FAR_LEFT[function], -TINY, TINY, SATURATION], "right")
     a, b, c, d = (int(i) for i in cut)
@@ -61,13 +54,13 @@ def _parts(x64: np.ndarray, function: str) -> dict[str, slice]:
             "mid_pos": slice(c, d), "high": slice(d, len(x64))}
 
 
-def _middle(function: str, x: np.ndarray) -> np.ndarray:
-    if function == "phi":
-        return special.ndtr(x)
-    if function == "gelu":
-        return x * special.ndtr(x)
+def _tanh_form(x: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
         return x / (1.0 + np.exp(-2.0 * K * (x + CUBIC * x * x * x)))
+
+
+# The float64 formula of each function between the far left and saturation.
+MIDDLE = {PHI: special.ndtr, GELU: lambda x: x * special.ndtr(x), GELU_TANH: _tanh_form}
 
 
 def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
@@ -92,11 +85,11 @@ def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
     return doubt
 
 
-def _fill(function: str, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
+def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
     """v and unit for an ascending float64 x; returns the indices that need mpmath."""
     parts = _parts(x64, function)
     far, tiny, high = parts["far"], parts["tiny"], parts["high"]
-    if function == "phi":
+    if function.family == CDF:
         v[far] = 0.0
         unit[far] = 2.0**FLOAT32.quantum_exponent
         v[tiny] = 0.5 + x64[tiny] * PHI0
@@ -113,9 +106,9 @@ def _fill(function: str, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np
         # one float64 ulp towards +inf (the x² term's side), by the encoding: cheap
         up = (half.view(np.int64) + np.where(half > 0, 1, -1)).view(np.float64)
         v[tiny] = np.where((vt == half) & (xt != 0), up, vt)
-        unit[tiny] = float32_ulp(v[tiny])
+        unit[tiny] = FLOAT32.ulp_of(v[tiny])
         v[high] = x64[high]
-        unit[high] = float32_ulp(v[high])
+        unit[high] = FLOAT32.ulp_of(v[high])
         # just below x, a power of two (a zero fraction field): the lower binade
         power = (v[high].view(np.int64) & FRACTION_MASK) == 0
         unit[high] = np.where(power, unit[high] / 2, unit[high])
@@ -124,22 +117,23 @@ def _fill(function: str, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np
         s = parts[name]
         if s.stop <= s.start:
             continue
-        vm = _middle(function, x64[s])
-        if function != "phi":
+        vm = MIDDLE[function](x64[s])
+        if function.family != CDF:
             vm = np.where(vm == 0, np.copysign(0.0, x64[s]), vm)  # underflow keeps GELU's sign
         v[s] = vm
-        phi_right = function == "phi" and name == "mid_pos"  # Φ < 1: binade [1/2, 1)
-        unit[s] = 2.0**-24 if phi_right else float32_ulp(vm)
+        phi_right = function.family == CDF and name == "mid_pos"  # Φ < 1: binade [1/2, 1)
+        unit[s] = 2.0**-24 if phi_right else FLOAT32.ulp_of(vm)
         slow.append(np.flatnonzero(_uncertain(vm, side_known=phi_right)) + s.start)
     return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 
-def reference(function: str, x: np.ndarray,
+def reference(function: str | Function, x: np.ndarray,
               monotone: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """(v, unit, slow): float64 values of the function at float32 inputs, float32's ulp of
     the exact values, and how many inputs needed mpmath because the fast value was uncertain.
     Fastest for a monotone x (a run of encodings of one sign: say so with ``monotone``, which
     skips the check); any order is accepted."""
+    function = get_function(function)
     x64 = x.astype(np.float64)
     descending = len(x64) > 1 and x64[0] > x64[-1]
     order = None
@@ -155,7 +149,7 @@ def reference(function: str, x: np.ndarray,
         r = correctly_rounded(function, float(x64[i]), FLOAT32)
         v[i] = float(FLOAT64.from_bits(r.float64_bits))
         rounded = float(FLOAT32.from_bits(r.bits))
-        unit[i] = float32_ulp(np.array([rounded]))[0] * (0.5 if _below_power(rounded, r.residual)
+        unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if _below_power(rounded, r.residual)
                                                          else 1.0)
     if order is not None:
         inverse = np.empty_like(order)

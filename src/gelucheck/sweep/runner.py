@@ -10,7 +10,11 @@ import time
 from pathlib import Path
 
 from ..backends import Implementation, find, load_user
+from ..errors import UsageError
+from ..formats import FLOAT32, Format
+from ..functions import Function, get_function
 from ..progress import Progress
+from ..results import SweepResult
 from .chunk import evaluate, finite_ranges, hex32
 from .stats import merge_all, results
 
@@ -18,7 +22,7 @@ TASK = 1 << 24  # encodings per task: 256 tasks for all of float32, each a check
 FORMAT_VERSION = 1
 
 
-class SweepError(ValueError):
+class SweepError(UsageError):
     """A sweep that cannot run as asked, with the reason."""
 
 
@@ -36,16 +40,14 @@ def parse_range(text: str | None) -> tuple[int, int]:
     return start, stop
 
 
-def check_dtype(dtype: str) -> None:
-    if dtype == "float32":
+def check_dtype(fmt: Format) -> None:
+    if fmt == FLOAT32:
         return
-    if dtype in ("float16", "bfloat16"):
-        raise SweepError(f"--dtype {dtype}: its 65,536 encodings are all in the reference "
-                         f"data already: use `gelucheck check --dtype {dtype}`")
-    if dtype == "float64":
-        raise SweepError("--dtype float64: 2^64 inputs cannot be swept; use `gelucheck check "
-                         "--dtype float64` (a stratified sample) instead")
-    raise SweepError(f"--dtype {dtype!r}: valid choice: float32")
+    if fmt.bits == 16:
+        raise SweepError(f"--dtype {fmt.name}: its 65,536 encodings are all in the reference "
+                         f"data already: use `gelucheck check --dtype {fmt.name}`")
+    raise SweepError(f"--dtype {fmt.name}: 2^{fmt.bits} inputs cannot be swept; use "
+                     f"`gelucheck check --dtype {fmt.name}` (a stratified sample) instead")
 
 
 def tasks(start: int, stop: int) -> list[tuple[int, int]]:
@@ -91,7 +93,7 @@ _WORKER: dict = {}
 def _init_worker(specs: list[dict], function: str) -> None:
     _tune_process()
     _WORKER["impls"] = [i for s in specs for i in resolve(s)]
-    _WORKER["function"] = function
+    _WORKER["function"] = get_function(function)
 
 
 def _run_task(task: tuple[int, int]) -> dict:
@@ -136,23 +138,24 @@ class Checkpoint:
         os.replace(tmp, path)  # atomic: a killed sweep leaves whole files or none
 
 
-def sweep(specs: list[dict], function: str, span: tuple[int, int], workers: int = 1,
-          checkpoint: str | Path | None = None, progress: bool = True) -> list[dict]:
+def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers: int = 1,
+          checkpoint: str | Path | None = None, progress: bool = True) -> list[SweepResult]:
+    function = get_function(function)
     impls = [i for s in specs for i in resolve(s)]
     if not impls:
         raise SweepError(f"no implementation of {function} to sweep in {specs}")
-    meta = {"format_version": FORMAT_VERSION, "function": function,
-            "implementations": [f"{i.id}/{i.function}" for i in impls],
+    meta = {"format_version": FORMAT_VERSION, "function": function.name,
+            "implementations": [f"{i.id}/{i.function.name}" for i in impls],
             "range": [hex32(span[0]), hex32(span[1])], "task": TASK}
     store = Checkpoint(checkpoint, meta)
     todo = tasks(*span)
     finished = [r for r in (store.done(t) for t in todo) if r is not None]
     pending = [t for t in todo if store.done(t) is None]
-    bar = Progress(sum(b - a for a, b in todo), f"sweep {function}", enabled=progress)
+    bar = Progress(sum(b - a for a, b in todo), f"sweep {function.name}", enabled=progress)
     bar.advance(sum(r["stop"] - r["start"] for r in finished))
     start = time.perf_counter()
     if workers <= 1:
-        _init_worker(specs, function)
+        _init_worker(specs, function.name)
         for t in pending:
             result = _run_task(t)
             store.save(result)
@@ -160,14 +163,14 @@ def sweep(specs: list[dict], function: str, span: tuple[int, int], workers: int 
             bar.advance(t[1] - t[0])
     else:
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(specs, function)) as pool:
+        with ctx.Pool(workers, initializer=_init_worker, initargs=(specs, function.name)) as pool:
             for result in pool.imap_unordered(_run_task, pending):
                 store.save(result)
                 finished.append(result)
                 bar.advance(result["stop"] - result["start"])
     bar.close()
     merged = merge_all(finished)
-    out = results(merged, impls, function, span)
+    out = results(merged, impls, span)
     for r in out:
-        r["wall_s"] = time.perf_counter() - start
+        r.wall_s = time.perf_counter() - start
     return out

@@ -1,8 +1,45 @@
 """Merging chunk statistics, and turning them into the result schema of ``gelucheck check``."""
 from __future__ import annotations
 
-from ..checks.regions import REGIONS
-from .chunk import combine, hex32, histogram_edges, value_of
+import numpy as np
+
+from ..backends import backend_version
+from ..checks.regions import REGIONS, region
+from ..formats import FLOAT32
+from ..results import ErrorFigures, Failure, Identity, SweepResult
+
+# Histogram of ulp errors: bin 0 is [0, 1/2] (correctly rounded), bin 1 (1/2, 1), bin k >= 2
+# [2^(k-2), 2^(k-1)), the second last everything from 2^(BINS-3) up, the last inf and NaN.
+BINS = 36
+
+
+def histogram_edges() -> list[float]:
+    return [0.0, 0.5] + [2.0 ** (k - 2) for k in range(2, BINS - 1)] + [float("inf")]
+
+
+def histogram(err: np.ndarray) -> np.ndarray:
+    """Counts per bin of errors above 1/2 (bin 0 is left for the caller to fill).
+
+    The bin is read off the float64 exponent field: err in [2^k, 2^(k+1)) has the field
+    1023 + k and goes to bin k + 2; inf (field 2047) to the last bin."""
+    field = err.view(np.int64) >> 52
+    index = np.minimum(field - 1021, BINS - 2)
+    index[field == 2047] = BINS - 1
+    return np.bincount(index, minlength=BINS)
+
+
+def combine(a: dict, b: dict) -> dict:
+    """Two _stats of disjoint inputs as one. Sums add; the maximum keeps its input (the lower
+    encoding on a tie, so that the result never depends on the order of merging)."""
+    top = b if (b["max_ulp"], -b["worst_bits"]) > (a["max_ulp"], -a["worst_bits"]) else a
+    out = dict(a)
+    out.update({"n": a["n"] + b["n"], "sum_ulp": a["sum_ulp"] + b["sum_ulp"],
+                "n_finite": a["n_finite"] + b["n_finite"], "max_ulp": top["max_ulp"],
+                "worst_bits": top["worst_bits"]})
+    for k in ("computed", "exact"):
+        if k in top:
+            out[k] = top[k]
+    return out
 
 
 def merge_impl(a: dict, b: dict) -> dict:
@@ -40,46 +77,40 @@ def merge_all(chunks: list[dict]) -> dict | None:
     return out
 
 
-def results(merged: dict, impls: list, function: str, span: tuple[int, int]) -> list[dict]:
+def _value(bits: int) -> float:
+    return float(FLOAT32.from_bits(bits))
+
+
+def results(merged: dict, impls: list, span: tuple[int, int]) -> list[SweepResult]:
     """The merged statistics in the schema of ``gelucheck check``, one result per
     implementation, plus the histogram and the count that is not correctly rounded."""
     out = []
     for impl in impls:
-        s = merged["implementations"].get(f"{impl.id}/{impl.function}")
+        s = merged["implementations"].get(f"{impl.id}/{impl.function.name}")
         if s is None:
             continue
-        base = {"kind": "sweep", "backend": impl.backend, "implementation": impl.name,
-                "function": impl.function, "reference": function, "dtype": "float32",
-                "device": impl.device, "how": impl.how("float32"),
-                "range": [hex32(span[0]), hex32(span[1])],
-                "n_slow_reference": merged["n_slow_reference"], "error": None}
+        result = SweepResult(Identity.of(impl, FLOAT32, backend_version(impl)),
+                             impl.reference_function.name, impl.how(FLOAT32),
+                             [f"0x{span[0]:08x}", f"0x{span[1]:08x}"],
+                             merged["n_slow_reference"])
+        out.append(result)
         if "error" in s:
-            base.update(error=s["error"], max_ulp=float("inf"))
-            out.append(base)
+            result.failure = Failure(s["error"])
             continue
-        base.update({
-            "n_inputs": s["n"], "max_ulp": s["max_ulp"],
-            "mean_ulp": s["sum_ulp"] / s["n_finite"] if s["n_finite"] else float("inf"),
-            "n_infinite": s["n"] - s["n_finite"],
-            "worst_input": value_of(s["worst_bits"]), "worst_input_hex": hex32(s["worst_bits"]),
-            "computed": s["computed"], "exact": s["exact"],
-            "max_abs_error": s["max_abs"], "max_abs_at": value_of(s["max_abs_bits"]),
-            "not_correctly_rounded": s["not_correctly_rounded"],
-            "correctly_rounded_fraction": 1 - s["not_correctly_rounded"] / s["n"],
-            "histogram": {"edges": histogram_edges(), "counts": s["histogram"]},
-            # CPU seconds summed over workers: the implementation's own evaluation, the
-            # comparison with the reference, and the reference (shared by all in the pass)
-            "eval_s": s["eval_s"], "check_s": s["check_s"],
-            "reference_s": merged["reference_s"],
-            "regions": [],
-        })
-        for name, lo, hi in REGIONS:
-            r = s["regions"].get(name)
-            if r:
-                base["regions"].append({
-                    "name": name, "lo": lo, "hi": hi, "n": r["n"], "max_ulp": r["max_ulp"],
-                    "mean_ulp": r["sum_ulp"] / r["n_finite"] if r["n_finite"] else float("inf"),
-                    "worst_input": value_of(r["worst_bits"]),
-                    "worst_input_hex": hex32(r["worst_bits"])})
-        out.append(base)
+        mean = lambda r: r["sum_ulp"] / r["n_finite"] if r["n_finite"] else float("inf")
+        regions = [region(name, lo, hi, r["n"], r["max_ulp"], mean(r),
+                          FLOAT32.from_bits(r["worst_bits"]), FLOAT32)
+                   for name, lo, hi in REGIONS if (r := s["regions"].get(name))]
+        worst = FLOAT32.from_bits(s["worst_bits"])
+        result.figures = ErrorFigures(
+            n_inputs=s["n"], max_ulp=s["max_ulp"], mean_ulp=mean(s),
+            n_infinite=s["n"] - s["n_finite"],
+            not_correctly_rounded=s["not_correctly_rounded"], worst_input=float(worst),
+            worst_input_hex=FLOAT32.hex(worst), computed=s["computed"], exact=s["exact"],
+            max_abs_error=s["max_abs"], max_abs_at=_value(s["max_abs_bits"]), regions=regions)
+        result.histogram = {"edges": histogram_edges(), "counts": s["histogram"]}
+        # CPU seconds summed over workers: the implementation's own evaluation, the
+        # comparison with the reference, and the reference (shared by all in the pass)
+        result.eval_s, result.check_s = s["eval_s"], s["check_s"]
+        result.reference_s = merged["reference_s"]
     return out

@@ -1,0 +1,32 @@
+"""The errors gelucheck raises on purpose, and the one way it names valid choices.
+
+The command line turns a :class:`GelucheckError` into a clear message and exit status 2;
+anything else is a bug (ours or a library's) and surfaces with its traceback.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class GelucheckError(Exception):
+    """Base of every error gelucheck raises deliberately."""
+
+
+class UsageError(GelucheckError):
+    """A name, option or value the user gave that cannot be used."""
+
+
+class ReferenceDataError(GelucheckError):
+    """Reference data that is missing, unreadable or does not match its manifest."""
+
+
+class ImplementationError(GelucheckError):
+    """An implementation raised, returned the wrong dtype or shape, or changed its input."""
+
+
+def choose(kind: str, value, valid: Iterable):
+    """``valid[value]`` for a mapping, ``value`` for a collection that holds it; else a
+    UsageError that names every valid choice."""
+    if value in valid:
+        return valid[value] if hasattr(valid, "keys") else value
+    raise UsageError(f"unknown {kind} {value!r}; valid choices: {', '.join(map(str, valid))}")

@@ -1,0 +1,343 @@
+"""What a measurement produces, as types: accuracy (with its regions, special inputs and the
+minimum), tanh drift and exhaustive sweeps. Reports, budgets, comparisons, the command line
+and the pytest plugin switch on these types; the JSON ``kind`` string is read in one place,
+:func:`from_json`.
+
+Each type writes the JSON of schema 1 key for key (so reports stay comparable across
+versions); a failed case is a :class:`Failure` with its reason, written as ``"error"``.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+import numpy as np
+
+from .errors import UsageError
+
+
+@dataclass(frozen=True)
+class Failure:
+    """This case could not be measured, and why (an implementation that raised, ...)."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Which implementation, function, dtype and device a result belongs to."""
+
+    backend: str
+    implementation: str
+    function: str
+    dtype: str
+    device: str = "cpu"
+    # which release (and CPU kernels) the figures belong to, for comparing environments
+    backend_version: str | None = field(default=None, compare=False)
+
+    @property
+    def id(self) -> str:
+        return f"{self.backend}:{self.implementation}"
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """(implementation id, function, dtype): how budgets name a case."""
+        return self.id, self.function, self.dtype
+
+    @classmethod
+    def of(cls, impl, fmt, backend_version: str | None = None) -> Identity:
+        return cls(impl.backend, impl.name, impl.function.name, fmt.name, impl.device,
+                   backend_version)
+
+
+@dataclass(frozen=True)
+class Region:
+    """The figures of one region of x."""
+
+    name: str
+    lo: float
+    hi: float
+    n: int
+    max_ulp: float
+    mean_ulp: float
+    worst_input: float
+    worst_input_hex: str
+
+
+@dataclass(frozen=True)
+class ErrorFigures:
+    """Ulp and absolute error over a set of inputs, overall and per region."""
+
+    n_inputs: int
+    max_ulp: float
+    mean_ulp: float
+    n_infinite: int
+    not_correctly_rounded: int
+    worst_input: float
+    worst_input_hex: str
+    computed: float
+    exact: float
+    max_abs_error: float
+    max_abs_at: float
+    regions: list[Region]
+
+    def region(self, name: str) -> Region | None:
+        return next((r for r in self.regions if r.name == name), None)
+
+    @classmethod
+    def from_json(cls, d: dict) -> ErrorFigures:
+        values = {f.name: d[f.name] for f in fields(cls) if f.name != "regions"}
+        return cls(**values, regions=[Region(**r) for r in d["regions"]])
+
+
+@dataclass(frozen=True)
+class SpecialOutcome:
+    input: float
+    expected: float
+    computed: float
+    ok: bool
+
+
+@dataclass(frozen=True)
+class MinimumFinding:
+    """GELU's negative minimum as an implementation computes it."""
+
+    x_star: float
+    x_star_rounded: float
+    plateau_lo: float
+    plateau_hi: float
+    plateau_size: int
+    contiguous: bool
+    stride: int
+    window: list[float]
+    value: float
+    exact_value: float
+    true_argmin_on_plateau: bool
+    value_ulp_error: float
+
+
+def _part_to_json(part):
+    if part is None:
+        return None
+    if isinstance(part, Failure):
+        return {"error": part.reason}
+    if isinstance(part, dict):
+        return {k: asdict(v) for k, v in part.items()}
+    return asdict(part)
+
+
+def _part_from_json(d, build):
+    if d is None:
+        return None
+    if isinstance(d.get("error"), str) or isinstance(d.get("error"), dict):
+        error = d["error"]
+        return Failure(error if isinstance(error, str) else str(error.get("computed")))
+    return build(d)
+
+
+@dataclass
+class AccuracyResult:
+    """One implementation in one dtype against the reference: the ulp error (and, when
+    measured, the special inputs and the minimum). Parts not measured are None."""
+
+    identity: Identity
+    reference: str  # the function measured against (exact GELU for a stand-in)
+    how: str
+    description: str
+    failure: Failure | None = None
+    figures: ErrorFigures | None = None
+    all_nan: bool = False
+    minimum: MinimumFinding | Failure | None = None
+    specials: dict[str, SpecialOutcome] | Failure | None = None
+    n_tried: int | None = None  # how many inputs a failed measurement was given
+    # per-input ulp errors, kept (not written) when a plot will be drawn from them
+    errors: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    kind = "accuracy"
+
+    @property
+    def label(self) -> str:
+        i = self.identity
+        return f"{i.id} {i.function} {i.dtype}" + (f" ({i.device})" if i.device != "cpu" else "")
+
+    @property
+    def failing_specials(self) -> list[str]:
+        """The labels of the special inputs that miss their limit, in the order measured."""
+        if not isinstance(self.specials, dict):
+            return []
+        return [k for k, s in self.specials.items() if not s.ok]
+
+    def to_json(self) -> dict:
+        i = self.identity
+        out = {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
+               "function": i.function, "reference": self.reference, "dtype": i.dtype,
+               "device": i.device, "how": self.how, "description": self.description,
+               "error": self.failure.reason if self.failure else None}
+        if self.failure:
+            out.update(n_inputs=self.n_tried, max_ulp=float("inf"))
+        elif self.figures:
+            figures = asdict(self.figures)
+            for k in ("n_inputs", "max_ulp", "mean_ulp", "n_infinite"):
+                out[k] = figures.pop(k)
+            out["all_nan"] = self.all_nan
+            out.update(figures)
+        out["backend_version"] = i.backend_version
+        measured = self.failure is None and self.figures is not None
+        if measured or self.minimum is not None:
+            out["minimum"] = _part_to_json(self.minimum)  # null: a function with no minimum
+        if measured or self.specials is not None:
+            out["specials"] = _part_to_json(self.specials)
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> AccuracyResult:
+        identity = Identity(d["backend"], d["implementation"], d["function"], d["dtype"],
+                            d.get("device", "cpu"), d.get("backend_version"))
+        failure = Failure(d["error"]) if d.get("error") else None
+        figures = None if failure or "mean_ulp" not in d else ErrorFigures.from_json(d)
+        return cls(identity, d.get("reference", d["function"]), d.get("how", ""),
+                   d.get("description", ""), failure, figures, d.get("all_nan", False),
+                   _part_from_json(d.get("minimum"), lambda m: MinimumFinding(**m)),
+                   _part_from_json(d.get("specials"),
+                                   lambda s: {k: SpecialOutcome(**v) for k, v in s.items()}),
+                   d.get("n_inputs") if failure else None)
+
+
+@dataclass(frozen=True)
+class DriftFigures:
+    """How two outputs of the same inputs differ, in ulps of the first and absolutely."""
+
+    n_inputs: int
+    differ_fraction: float
+    nonfinite_differ: int
+    max_ulp: float
+    at_ulp: float
+    at_ulp_hex: str
+    max_abs: float
+    at: float
+    at_hex: str
+
+
+@dataclass
+class DriftResult:
+    """Exact GELU against its tanh form (or a stand-in): as mathematics (``device`` None, the
+    correctly rounded values of both) or as a backend computes them."""
+
+    backend: str
+    exact_implementation: str
+    tanh_implementation: str
+    dtype: str
+    device: str | None = None
+    failure: Failure | None = None
+    figures: DriftFigures | None = None
+    minimum_shift: float | None = None
+    minimum_value_shift: float | None = None
+
+    kind = "drift"
+
+    @property
+    def label(self) -> str:
+        return (f"drift {self.backend}:{self.exact_implementation} vs "
+                f"{self.tanh_implementation} {self.dtype}")
+
+    @property
+    def mathematical(self) -> bool:
+        return self.device is None
+
+    def to_json(self) -> dict:
+        out = {"kind": self.kind, "backend": self.backend,
+               "exact_implementation": self.exact_implementation,
+               "tanh_implementation": self.tanh_implementation, "dtype": self.dtype}
+        if not self.mathematical:
+            out["device"] = self.device
+            out["error"] = self.failure.reason if self.failure else None
+        if self.figures:
+            out.update(asdict(self.figures))
+        for k in ("minimum_shift", "minimum_value_shift"):
+            if getattr(self, k) is not None:
+                out[k] = getattr(self, k)
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> DriftResult:
+        figures = (DriftFigures(**{f.name: d[f.name] for f in fields(DriftFigures)})
+                   if "differ_fraction" in d else None)
+        return cls(d["backend"], d["exact_implementation"], d["tanh_implementation"],
+                   d["dtype"], d.get("device"), Failure(d["error"]) if d.get("error") else None,
+                   figures, d.get("minimum_shift"), d.get("minimum_value_shift"))
+
+
+@dataclass
+class SweepResult:
+    """Every float32 encoding in a range: the figures of ``gelucheck check`` plus a histogram
+    of ulp errors and the time spent, CPU seconds summed over workers."""
+
+    identity: Identity
+    reference: str
+    how: str
+    range: list[str]
+    n_slow_reference: int
+    failure: Failure | None = None
+    figures: ErrorFigures | None = None
+    histogram: dict | None = None
+    eval_s: float = 0.0
+    check_s: float = 0.0
+    reference_s: float = 0.0
+    wall_s: float | None = None
+
+    kind = "sweep"
+
+    @property
+    def label(self) -> str:
+        i = self.identity
+        return f"sweep {i.id} {i.function} {i.dtype}" + (
+            f" ({i.device})" if i.device != "cpu" else "")
+
+    @property
+    def correctly_rounded_fraction(self) -> float:
+        return 1 - self.figures.not_correctly_rounded / self.figures.n_inputs
+
+    def to_json(self) -> dict:
+        i = self.identity
+        out = {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
+               "function": i.function, "reference": self.reference, "dtype": i.dtype,
+               "device": i.device, "how": self.how, "range": self.range,
+               "n_slow_reference": self.n_slow_reference,
+               "error": self.failure.reason if self.failure else None,
+               "backend_version": i.backend_version}
+        if self.failure:
+            out["max_ulp"] = float("inf")
+        elif self.figures:
+            out.update(asdict(self.figures))
+            out.update(correctly_rounded_fraction=self.correctly_rounded_fraction,
+                       histogram=self.histogram, eval_s=self.eval_s, check_s=self.check_s,
+                       reference_s=self.reference_s)
+        if self.wall_s is not None:
+            out["wall_s"] = self.wall_s
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> SweepResult:
+        identity = Identity(d["backend"], d["implementation"], d["function"], d["dtype"],
+                            d.get("device", "cpu"), d.get("backend_version"))
+        failure = Failure(d["error"]) if d.get("error") else None
+        figures = None if failure else ErrorFigures.from_json(d)
+        return cls(identity, d.get("reference", d["function"]), d.get("how", ""), d["range"],
+                   d.get("n_slow_reference", 0), failure, figures, d.get("histogram"),
+                   d.get("eval_s", 0.0), d.get("check_s", 0.0), d.get("reference_s", 0.0),
+                   d.get("wall_s"))
+
+
+Result = AccuracyResult | DriftResult | SweepResult
+KINDS = {cls.kind: cls for cls in (AccuracyResult, DriftResult, SweepResult)}
+
+
+def from_json(d: dict) -> Result:
+    """A result from its JSON object; an unknown kind is refused with the known ones."""
+    kind = d.get("kind") if isinstance(d, dict) else None
+    if kind not in KINDS:
+        raise UsageError(f"not a gelucheck result (kind {kind!r}); known kinds: "
+                         f"{', '.join(KINDS)}")
+    try:
+        return KINDS[kind].from_json(d)
+    except (KeyError, TypeError) as exc:
+        raise UsageError(f"a {kind} result lacks or mangles a field ({exc})") from None
