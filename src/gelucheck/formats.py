@@ -160,7 +160,7 @@ def narrow(values, fmt: str | Format) -> np.ndarray:
     """
     fmt = get_format(fmt)
     values = np.asarray(values)
-    if fmt.name != "bfloat16" or values.dtype != np.float64:
+    if fmt != BFLOAT16 or values.dtype != np.float64:
         with np.errstate(over="ignore"):
             return values.astype(fmt.dtype)
     with np.errstate(over="ignore", invalid="ignore"):

@@ -10,7 +10,7 @@ from functools import cache
 import numpy as np
 import pytest
 
-from gelucheck.backends import backend_names, get_backend
+from gelucheck.backends import select
 from gelucheck.formats import FORMATS, get_format
 from gelucheck.functions import FUNCTIONS
 
@@ -44,19 +44,15 @@ def copy_seconds(dtype: str, size: int) -> float:
 
 
 def _cases():
-    out = []
-    for name in backend_names():
-        backend = get_backend(name)
-        if not backend.available:
-            out.append(pytest.param(None, None, None, marks=pytest.mark.skip(
-                reason=f"backend {name}: {backend.reason}"), id=f"{name}-unavailable"))
-            continue
-        sizes = CUDA_SIZES if name == "torch-cuda" else SIZES
-        for impl in backend.implementations:
-            for dtype in impl.dtypes:
-                for size in sizes:
-                    out.append(pytest.param(impl, dtype, size,
-                                            id=f"{impl.id}-{impl.function}-{dtype}-{size}"))
+    chosen = select()
+    out = [pytest.param(None, None, None, marks=pytest.mark.skip(reason=f"backend {n}: {why}"),
+                        id=f"{n}-unavailable") for n, why in chosen.unavailable]
+    for impl in chosen.implementations:
+        sizes = CUDA_SIZES if impl.device == "cuda" else SIZES
+        for fmt in impl.dtypes:
+            for size in sizes:
+                out.append(pytest.param(impl, fmt.name, size,
+                                        id=f"{impl.id}-{impl.function.name}-{fmt.name}-{size}"))
     for function in FUNCTIONS:
         for base in _baselines():
             for dtype in FORMATS:
@@ -81,7 +77,7 @@ def test_speed(benchmark, impl, dtype, size, request):
         function = request.node.callspec.id.split("-")[1]
         fn, arg = _baselines()[impl], x
     else:
-        function = impl.function
+        function = impl.function.name
         fn, arg = impl.timed_call(x)
     benchmark.group = f"{function} {dtype} n={size:.0e}"
     sync = getattr(impl, "synchronize", None)
