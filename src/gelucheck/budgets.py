@@ -118,6 +118,14 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
     figures = result.figures
     if figures is not None:
         _compare_ulps("max ulp", figures.max_ulp, entry["max_ulp"], verdict)
+        if entry["max_ulp"] <= 0.5:  # "correctly rounded" up to a recorded count of misses
+            allowed, count = entry.get("not_correctly_rounded", 0), figures.not_correctly_rounded
+            if count > allowed:
+                verdict.worse.append(f"{count} results not correctly rounded, the budget "
+                                     f"allows {allowed}")
+            elif count < allowed:
+                verdict.better.append(f"{count} results not correctly rounded, the budget "
+                                      f"allows {allowed}")
         for region in figures.regions:
             if region.name in entry.get("regions", {}):
                 _compare_ulps(f"max ulp in {region.name}", region.max_ulp,
@@ -146,6 +154,8 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     f = result.figures
     entry = {"max_ulp": round_up(f.max_ulp),
              "regions": {r.name: round_up(r.max_ulp) for r in f.regions}}
+    if entry["max_ulp"] <= 0.5:  # within half an ulp, yet some may round the wrong way
+        entry["not_correctly_rounded"] = f.not_correctly_rounded
     if isinstance(result.minimum, MinimumFinding):
         entry["minimum_value_ulp"] = round_up(result.minimum.value_ulp_error)
         entry["true_argmin_on_plateau"] = result.minimum.true_argmin_on_plateau

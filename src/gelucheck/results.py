@@ -61,6 +61,7 @@ class Region:
     mean_ulp: float
     worst_input: float
     worst_input_hex: str
+    not_correctly_rounded: int = 0
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,16 @@ def worst_index(errors: np.ndarray) -> int:
     return int(np.argmax(np.where(np.isnan(errors), -1.0, errors)))
 
 
+def correctly_rounded(y: np.ndarray, rounded: np.ndarray) -> np.ndarray:
+    """Where y is the correctly rounded value (zeros of either sign alike; NaN for NaN).
+
+    Decided by value, not by the ulp error: an exact value a hair from a rounding tie (GELU
+    at a subnormal x is x/2 + x²φ(0)) has a residual that is -0.5 as a float64, so a result
+    rounded the wrong way scores exactly 0.5 ulp and must still count as a miss."""
+    a, b = y.astype(np.float64), rounded.astype(np.float64)
+    return (a == b) | (np.isnan(a) & np.isnan(b))
+
+
 def _mean(errors: np.ndarray) -> float:
     finite = errors[np.isfinite(errors)]
     return float(finite.mean()) if finite.size else float("inf")
@@ -38,6 +48,7 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
     exact = data.exact(tab, function)
     errors = ulp_error(y, exact, fmt)
     absolute = abs_error(y, exact)
+    wrong = ~correctly_rounded(y, tab.rounded(function))
     i = worst_index(errors)
     j = worst_index(absolute)
     regions = []
@@ -46,11 +57,12 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
         if m.any():
             e = errors[m]
             k = worst_index(e)
-            regions.append(region(name, lo, hi, m.sum(), e[k], _mean(e), x[m][k], fmt))
+            regions.append(region(name, lo, hi, m.sum(), e[k], _mean(e), x[m][k], fmt,
+                                  np.count_nonzero(wrong[m])))
     result.figures = ErrorFigures(
         n_inputs=len(x), max_ulp=float(errors[i]), mean_ulp=_mean(errors),
         n_infinite=int(np.count_nonzero(~np.isfinite(errors))),
-        not_correctly_rounded=int(np.count_nonzero(errors > 0.5)),
+        not_correctly_rounded=int(np.count_nonzero(wrong)),
         worst_input=float(x[i]), worst_input_hex=fmt.hex(x[i]), computed=float(y[i]),
         exact=float(tab.exact(function)[i]), max_abs_error=float(absolute[j]),
         max_abs_at=float(x[j]), regions=regions)

@@ -12,9 +12,15 @@ from ..reference.mpref import Rounded
 from ..ulp import Exact
 
 
-@cache
 def table(fmt: Format) -> store.Table:
-    return store.load(fmt)
+    """The stored reference of ``fmt`` (from $GELUCHECK_REFERENCE when set), loaded and
+    checked against its manifest once per folder."""
+    return _table(fmt, store.default_directory())
+
+
+@cache
+def _table(fmt: Format, directory) -> store.Table:
+    return store.load(fmt, directory)
 
 
 def exact(tab: store.Table, function: Function) -> Exact:

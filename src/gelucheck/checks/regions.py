@@ -25,6 +25,6 @@ def mask(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
 
 
 def region(name: str, lo: float, hi: float, n: int, max_ulp: float, mean_ulp: float,
-           worst_input, fmt: Format) -> Region:
+           worst_input, fmt: Format, not_correctly_rounded: int) -> Region:
     return Region(name, lo, hi, int(n), float(max_ulp), float(mean_ulp), float(worst_input),
-                  fmt.hex(worst_input))
+                  fmt.hex(worst_input), int(not_correctly_rounded))

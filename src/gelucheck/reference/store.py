@@ -113,15 +113,29 @@ def write_manifest(manifest: dict, directory: Path) -> None:
     (directory / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
-def load(dtype: str | Format, directory: Path | None = None) -> Table:
-    """The reference data of one format, checked structurally (not against the manifest)."""
+def load(dtype: str | Format, directory: Path | None = None, checked: bool = True) -> Table:
+    """The reference data of one format. Checked against its manifest entry (checksum,
+    size, entries) unless ``checked`` is false - only ``reference verify`` reads data it
+    has yet to judge. A file that is missing, damaged or changed is refused, named."""
     fmt = get_format(dtype)
-    path = Path(directory or default_directory()) / file_name(fmt)
+    directory = Path(directory or default_directory())
+    path = directory / file_name(fmt)
     if not path.exists():
         raise ReferenceDataError(f"{path}: missing; regenerate with "
-                             f"`gelucheck reference build --dtype {fmt.name}`")
+                                 f"`gelucheck reference build --dtype {fmt.name}`")
+    raw = path.read_bytes()
+    if checked:
+        entry = read_manifest(directory).get("files", {}).get(file_name(fmt))
+        if entry is None:
+            raise ReferenceDataError(f"{path}: not in {directory / MANIFEST}")
+        if _sha256(raw) != entry.get("sha256") or len(raw) != entry.get("bytes"):
+            raise ReferenceDataError(
+                f"{path}: does not match its manifest (sha256/size differ): the data was "
+                "changed or damaged. Restore it from the release or repository, or rebuild "
+                f"it with `gelucheck reference build --dtype {fmt.name}`; `gelucheck "
+                "reference verify` names the first changed entry")
     try:
-        with np.load(path, allow_pickle=False) as npz:
+        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in npz.files}
     except Exception as exc:  # noqa: BLE001 - a damaged zip raises many kinds of error
         raise ReferenceDataError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
@@ -131,7 +145,35 @@ def load(dtype: str | Format, directory: Path | None = None) -> Table:
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) != 1:
         raise ReferenceDataError(f"{path}: arrays of different lengths {lengths}")
-    return Table(fmt, arrays)
+    table = Table(fmt, arrays)
+    if checked and len(table) != entry.get("entries"):
+        raise ReferenceDataError(f"{path}: holds {len(table)} entries, its manifest says "
+                                 f"{entry.get('entries')}")
+    return table
+
+
+def manifest_problems(table: Table, entry: dict, path: Path) -> list[str]:
+    """Every field of a manifest entry that the data does not match: the checksum, the size,
+    the number of entries, the block size and each block's hash."""
+    problems = []
+    raw = path.read_bytes()
+    if _sha256(raw) != entry.get("sha256"):
+        problems.append(f"{path.name}: sha256 differs from the manifest")
+    if len(raw) != entry.get("bytes"):
+        problems.append(f"{path.name}: {len(raw)} bytes, the manifest says {entry.get('bytes')}")
+    if len(table) != entry.get("entries"):
+        problems.append(f"{path.name}: {len(table)} entries, the manifest says "
+                        f"{entry.get('entries')}")
+    if entry.get("block") != BLOCK:
+        problems.append(f"{path.name}: the manifest's block size {entry.get('block')!r} is not "
+                        f"{BLOCK}")
+    elif set(entry.get("arrays", {})) != set(array_names()):
+        problems.append(f"{path.name}: the manifest lists arrays {sorted(entry.get('arrays', {}))}")
+    elif first_changed_entry(table, entry) is not None:
+        array, start = first_changed_entry(table, entry)
+        problems.append(f"{path.name}: block hashes differ from the manifest in {array!r} "
+                        f"from entry {start}")
+    return problems
 
 
 def first_changed_entry(table: Table, entry: dict) -> tuple[str, int] | None:

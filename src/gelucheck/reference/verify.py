@@ -10,7 +10,7 @@ from ..errors import ReferenceDataError
 from ..formats import FORMATS, get_format
 from ..functions import FUNCTIONS
 from . import arbref, store
-from .build import compute_table
+from .build import compute_table, provenance
 
 DEFAULT_SUBSET = 300  # inputs per format re-derived without --full
 
@@ -76,6 +76,7 @@ def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path 
     except ReferenceDataError as exc:
         report.problems.append(str(exc))
         return report
+    report.problems += _provenance_problems(manifest)
     for fmt in [get_format(d) for d in (dtypes or FORMATS)]:
         name = store.file_name(fmt)
         entry = manifest.get("files", {}).get(name)
@@ -83,12 +84,16 @@ def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path 
             report.problems.append(f"{name}: not in the manifest")
             continue
         try:
-            table = store.load(fmt, directory)
+            table = store.load(fmt, directory, checked=False)
         except ReferenceDataError as exc:
             report.problems.append(str(exc))
             continue
-        if store.file_checksum(fmt, directory) != entry["sha256"]:
+        if store.file_checksum(fmt, directory) != entry.get("sha256"):
             report.problems.append(_locate_edit(table, entry, name, workers))
+            continue
+        problems = store.manifest_problems(table, entry, directory / name)
+        if problems:
+            report.problems += problems
             continue
         if full:
             indices = np.arange(len(table))
@@ -103,6 +108,19 @@ def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path 
         if arb and arbref.available():
             _arb_check(table, indices, name, report)
     return report
+
+
+def _provenance_problems(manifest: dict) -> list[str]:
+    """The working precision the manifest records must be the one this code would use: data
+    built with other settings was not proven by the loop this version runs."""
+    expected = provenance()["working_precision_bits"]
+    recorded = manifest.get("working_precision_bits")
+    if recorded != expected:
+        return [f"manifest: working_precision_bits {recorded!r}, this version builds with "
+                f"{expected!r}"]
+    if manifest.get("format_version") != 1:
+        return [f"manifest: format_version {manifest.get('format_version')!r}, expected 1"]
+    return []
 
 
 def _locate_edit(table: store.Table, entry: dict, name: str, workers: int) -> str:

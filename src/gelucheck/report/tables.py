@@ -31,7 +31,15 @@ def _cell(result: AccuracyResult | None, region: str | None) -> str:
     if result.all_nan:
         return "all NaN"
     figures = result.figures if region is None else result.figures.region(region)
-    return "" if figures is None else f"{fmt_ulp(figures.max_ulp)} / {fmt_ulp(figures.mean_ulp)}"
+    return "" if figures is None else f"{fmt_max(figures)} / {fmt_ulp(figures.mean_ulp)}"
+
+
+def fmt_max(figures) -> str:
+    """The max ulp error; "0.5+" where it reads 0.5 yet some result is not correctly rounded
+    (an exact value a hair beyond a tie: its excess is below float64's resolution)."""
+    if figures.max_ulp <= 0.5 and figures.not_correctly_rounded:
+        return "0.5+"
+    return fmt_ulp(figures.max_ulp)
 
 
 def _measured(results: list) -> list[AccuracyResult]:

@@ -35,7 +35,9 @@ def combine(a: dict, b: dict) -> dict:
     out = dict(a)
     out.update({"n": a["n"] + b["n"], "sum_ulp": a["sum_ulp"] + b["sum_ulp"],
                 "n_finite": a["n_finite"] + b["n_finite"], "max_ulp": top["max_ulp"],
-                "worst_bits": top["worst_bits"]})
+                "worst_bits": top["worst_bits"],
+                "not_correctly_rounded": a["not_correctly_rounded"]
+                + b["not_correctly_rounded"]})
     for k in ("computed", "exact"):
         if k in top:
             out[k] = top[k]
@@ -48,7 +50,7 @@ def merge_impl(a: dict, b: dict) -> dict:
     out = combine(a, b)
     top = b if (b["max_abs"], -b["max_abs_bits"]) > (a["max_abs"], -a["max_abs_bits"]) else a
     out["max_abs"], out["max_abs_bits"] = top["max_abs"], top["max_abs_bits"]
-    for k in ("not_correctly_rounded", "eval_s", "check_s"):
+    for k in ("eval_s", "check_s"):
         out[k] = a[k] + b[k]
     out["histogram"] = [p + q for p, q in zip(a["histogram"], b["histogram"])]
     regions = dict(a["regions"])
@@ -99,7 +101,8 @@ def results(merged: dict, impls: list, span: tuple[int, int]) -> list[SweepResul
             continue
         mean = lambda r: r["sum_ulp"] / r["n_finite"] if r["n_finite"] else float("inf")
         regions = [region(name, lo, hi, r["n"], r["max_ulp"], mean(r),
-                          FLOAT32.from_bits(r["worst_bits"]), FLOAT32)
+                          FLOAT32.from_bits(r["worst_bits"]), FLOAT32,
+                          r["not_correctly_rounded"])
                    for name, lo, hi in REGIONS if (r := s["regions"].get(name))]
         worst = FLOAT32.from_bits(s["worst_bits"])
         result.figures = ErrorFigures(

@@ -1,0 +1,148 @@
+"""The faults a user will meet, each reproduced through the command line: never a wrong figure
+with exit 0, never a hang, never a traceback for bad input or damaged data."""
+import json
+import math
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gelucheck.backends import find
+from gelucheck.cli import main
+from gelucheck.formats import BFLOAT16
+from gelucheck.reference import store
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def _importable_user_impls(monkeypatch):
+    monkeypatch.syspath_prepend(str(HERE))
+
+
+def _check_json(tmp_path, *argv) -> tuple[int, list[dict]]:
+    out = tmp_path / "r.json"
+    status = main(["check", *argv, "--json", str(out), "--no-progress"])
+    return status, json.loads(out.read_text())["results"] if out.exists() else []
+
+
+# 1. "Not correctly rounded" is decided by the rounded value, not by an error of 0.5.
+
+def _gelu_tiny_correctly_rounded(x: float) -> Fraction:
+    """GELU(x) = x/2 + x²/√(2π) + O(x⁴) rounded to bfloat16's subnormal quantum 2^-133, for
+    |x| < 2^-125 (where GELU(x) is subnormal): by hand, in exact rationals. x/2 is a multiple
+    of 2^-134, so it is either on the quantum grid or exactly halfway; the x² term (positive,
+    and 2^-120 of the quantum or less, far above the O(x⁴) term) breaks a tie upwards."""
+    q = Fraction(2) ** -133
+    half = Fraction(x) / 2 / q  # in quanta: an integer or an integer + 1/2
+    if half.denominator == 1:
+        return half * q
+    return (half + Fraction(1, 2)) * q  # the tie, rounded up by the x² term
+
+
+def test_results_a_hair_from_a_tie_count_as_not_correctly_rounded(tmp_path, capsys):
+    """SciPy's x*ndtr in bfloat16 (float64 inside) rounds the subnormal ties x/2 to even;
+    the correctly rounded GELU rounds them up. Derived by hand: one in two odd quanta."""
+    tiny = np.array([v for v in BFLOAT16.all_finite() if 0 < abs(float(v)) < 2.0**-125],
+                    dtype=BFLOAT16.dtype)
+    got = find("scipy:x*ndtr", "gelu")[0](tiny).astype(np.float64)
+    expected = [_gelu_tiny_correctly_rounded(float(v)) for v in tiny]
+    misses = sum(Fraction(float(g)) != e for g, e in zip(got, expected))
+    assert misses == 128  # 2 signs x 128 odd quanta below 2^-125, half of them to even
+
+    status, results = _check_json(tmp_path, "--backend", "scipy", "--dtype", "bfloat16",
+                                  "--function", "gelu")
+    assert status == 0
+    ndtr = next(r for r in results if r["implementation"] == "x*ndtr")
+    assert ndtr["max_ulp"] == 0.5 and ndtr["not_correctly_rounded"] == misses
+    assert "0.5+" in capsys.readouterr().out  # a 0.5 that hides misses is never shown as 0.5
+
+
+# 2. A rewritten reference file is refused, named; verify checks every manifest field.
+
+@pytest.fixture
+def reference_copy(tmp_path, monkeypatch):
+    copy = tmp_path / "reference"
+    shutil.copytree(store.default_directory(), copy)
+    monkeypatch.setenv("GELUCHECK_REFERENCE", str(copy))
+    return copy
+
+
+def test_a_rewritten_reference_file_is_refused(reference_copy, tmp_path, capsys):
+    table = store.load("float16", reference_copy)
+    table.arrays["gelu.rounded"][50_000] ^= np.uint16(1)
+    store.write_table(table, reference_copy)  # a valid zip; the manifest is untouched
+    status, results = _check_json(tmp_path, "--backend", "torch", "--dtype", "float16")
+    err = capsys.readouterr().err
+    assert status == 2 and not results
+    assert "float16.npz" in err and "does not match its manifest" in err
+
+
+@pytest.mark.parametrize("field, value, words", [
+    ("entries", 63487, "entries"),
+    ("bytes", 1, "bytes"),
+    ("block", 1024, "block size"),
+])
+def test_verify_checks_every_manifest_field(reference_copy, capsys, field, value, words):
+    manifest = store.read_manifest(reference_copy)
+    manifest["files"]["float16.npz"][field] = value
+    store.write_manifest(manifest, reference_copy)
+    status = main(["reference", "verify", "--dtype", "float16", "--no-arb",
+                   "--directory", str(reference_copy)])
+    out = capsys.readouterr().out
+    assert status == 1 and "float16.npz" in out and words in out
+
+
+def test_verify_checks_the_recorded_working_precision(reference_copy, capsys):
+    manifest = store.read_manifest(reference_copy)
+    manifest["working_precision_bits"]["start"] = 53
+    store.write_manifest(manifest, reference_copy)
+    assert main(["reference", "verify", "--dtype", "float16", "--no-arb",
+                 "--directory", str(reference_copy)]) == 1
+    assert "working_precision_bits" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated"])
+def test_a_missing_or_damaged_reference_is_a_clear_error(reference_copy, capsys, damage):
+    path = reference_copy / "bfloat16.npz"
+    if damage == "missing":
+        path.unlink()
+    else:
+        path.write_bytes(path.read_bytes()[:1000])
+    assert main(["report", "--backend", "numpy", "--dtype", "bfloat16", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "bfloat16.npz" in err and "Traceback" not in err
+
+
+# 3. An implementation that changes its input cannot corrupt what is measured after it.
+
+@pytest.mark.parametrize("spec, framework", [("user_impls:gelu_in_place_numpy", "numpy"),
+                                             ("user_impls:gelu_in_place_torch", "torch")])
+def test_an_implementation_that_mutates_its_input_is_its_own_error(tmp_path, capsys, spec,
+                                                                   framework):
+    if framework == "torch":
+        pytest.importorskip("torch", reason="torch is not installed")
+    status, results = _check_json(tmp_path, "--impl", spec, "--framework", framework,
+                                  "--function", "gelu", "--function", "phi",
+                                  "--dtype", "float16")
+    assert status == 0
+    assert all(r["error"] and "modified its input in place" in r["error"] for r in results)
+    assert "ERROR user:" in capsys.readouterr().out
+    # the stored inputs are intact: a correct implementation measured afterwards is exact
+    status, results = _check_json(tmp_path, "--backend", "scipy", "--dtype", "float16",
+                                  "--function", "phi")
+    assert all(r["max_ulp"] <= 0.5 for r in results)
+
+
+# 4. An all-NaN GELU is reported and the run goes on.
+
+def test_an_all_nan_gelu_is_reported_not_a_crash(tmp_path, capsys):
+    status, results = _check_json(tmp_path, "--impl", "user_impls:all_nan", "--function",
+                                  "gelu", "--dtype", "float16", "--dtype", "float32")
+    assert status == 0 and len(results) == 2
+    for r in results:
+        assert math.isinf(float(r["max_ulp"])) and r["all_nan"]
+        assert "NaN at every input around x*" in r["minimum"]["error"]
+    assert capsys.readouterr().out.count("ALL NaN user:user_impls:all_nan") == 2
