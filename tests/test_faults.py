@@ -146,3 +146,171 @@ def test_an_all_nan_gelu_is_reported_not_a_crash(tmp_path, capsys):
         assert math.isinf(float(r["max_ulp"])) and r["all_nan"]
         assert "NaN at every input around x*" in r["minimum"]["error"]
     assert capsys.readouterr().out.count("ALL NaN user:user_impls:all_nan") == 2
+
+
+# 5. A dead sweep worker ends the run with a clear error; the finished tasks stay and resume.
+
+def _sweep_argv(tmp_path, impl="sweep_impls:dies_once", workers="2"):
+    return ["sweep", "--impl", impl, "--function", "gelu", "--range", "0x3f800000:0x3f818000",
+            "--workers", workers, "--checkpoint", str(tmp_path / "ck"), "--no-progress",
+            "--json", str(tmp_path / "s.json")]
+
+
+def test_a_killed_sweep_worker_ends_the_run_and_a_rerun_resumes(tmp_path, monkeypatch, capsys):
+    from gelucheck.sweep import runner
+
+    monkeypatch.setattr(runner, "TASK", 1 << 14)  # six tasks; 0x3f812345 lies in the fifth
+    marker = tmp_path / "die"
+    marker.touch()
+    monkeypatch.setenv("GELUCHECK_TEST_DIE_ONCE", str(marker))
+    monkeypatch.setenv("PYTHONPATH", str(HERE))  # for the spawned workers
+    assert main(_sweep_argv(tmp_path)) == 2
+    assert "worker process died" in capsys.readouterr().err
+    assert not marker.exists()
+    kept = len(list((tmp_path / "ck").glob("task_*.json")))
+    assert kept < 6
+    assert main(_sweep_argv(tmp_path)) == 0
+    (result,) = json.loads((tmp_path / "s.json").read_text())["results"]
+    assert result["n_inputs"] == 0x18000 and result["n_evaluated"] == 0x18000 - kept * (1 << 14)
+
+
+def test_one_ctrl_c_stops_a_parallel_sweep(tmp_path):
+    """SIGINT to the process group, as a terminal's Ctrl-C sends it: the sweep ends at once."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    cmd = [sys.executable, "-m", "gelucheck.cli", "sweep", "--backend", "scipy:x*ndtr",
+           "--function", "gelu", "--workers", "2", "--no-progress"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    time.sleep(6)  # workers started and busy with the first tasks of 2^32 inputs
+    assert proc.poll() is None
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("the sweep did not stop within 20 s of one Ctrl-C")
+    assert proc.returncode != 0
+
+
+# 6. Checkpoints are checked, never trusted.
+
+def _checkpointed(tmp_path, monkeypatch):
+    from gelucheck.sweep import runner
+
+    monkeypatch.setattr(runner, "TASK", 1 << 14)
+    assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 0
+    return sorted((tmp_path / "ck").glob("task_*.json"))
+
+
+def test_a_task_file_copied_over_another_is_refused(tmp_path, monkeypatch, capsys):
+    files = _checkpointed(tmp_path, monkeypatch)
+    files[1].write_bytes(files[0].read_bytes())
+    assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 2
+    err = capsys.readouterr().err
+    assert files[1].name in err and "copied over another task" in err
+
+
+def test_an_edited_task_file_is_refused(tmp_path, monkeypatch, capsys):
+    files = _checkpointed(tmp_path, monkeypatch)
+    saved = json.loads(files[2].read_text())
+    saved["result"]["implementations"]["user:sweep_impls:rounded_once/gelu"]["max_ulp"] = 0.1
+    files[2].write_text(json.dumps(saved))
+    assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 2
+    assert "checksum does not match" in capsys.readouterr().err
+
+
+def test_a_truncated_task_file_is_named(tmp_path, monkeypatch, capsys):
+    files = _checkpointed(tmp_path, monkeypatch)
+    files[3].write_text(files[3].read_text()[:50])
+    assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 2
+    err = capsys.readouterr().err
+    assert files[3].name in err and "truncated" in err
+
+
+def test_resuming_after_the_code_changed_is_refused(tmp_path, monkeypatch, capsys):
+    """The user's implementation is identified by its source: the same name with other code
+    is another sweep, and its checkpoints are not mixed in."""
+    _checkpointed(tmp_path, monkeypatch)
+    module = tmp_path / "mod"
+    module.mkdir()
+    (module / "sweep_impls.py").write_text((HERE / "sweep_impls.py").read_text().replace(
+        "return narrow(x64 * special.ndtr(x64), \"float32\")",
+        "return narrow(x64 * special.ndtr(x64) * (1 + 2.0**-40), \"float32\")"))
+    monkeypatch.syspath_prepend(str(module))
+    import sys
+
+    monkeypatch.delitem(sys.modules, "sweep_impls", raising=False)
+    assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 2
+    err = capsys.readouterr().err
+    assert "different sweep" in err and "versions" in err
+
+
+# 7. Smaller faults: each a clear error before any work.
+
+@pytest.mark.parametrize("argv, words", [
+    (["sweep", "--function", "gelu", "--backend", "scipy", "--range", ""], "expected START:STOP"),
+    (["sweep", "--function", "gelu", "--backend", "scipy", "--range",
+      "0xff800000:0x100000000"], "only inf and NaN"),
+    (["check", "--impl", "user_impls:torch_gelu", "--device", "cuda"], "needs --framework torch"),
+])
+def test_bad_values_are_refused_at_once(argv, words, capsys):
+    assert main(argv) == 2
+    assert words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", ["0", "-3", "two"])
+def test_a_worker_count_below_one_is_refused(workers, capsys):
+    with pytest.raises(SystemExit):
+        main(["sweep", "--function", "gelu", "--backend", "scipy", "--workers", workers])
+    assert "need a whole number of at least 1" in capsys.readouterr().err
+
+
+def test_a_nan_budget_is_refused(tmp_path, capsys):
+    (tmp_path / "b.toml").write_text('["scipy:ndtr".phi.float16]\nmax_ulp = nan\n')
+    assert main(["check", "--backend", "scipy", "--dtype", "float16", "--function", "phi",
+                 "--budgets", str(tmp_path / "b.toml"), "--no-progress"]) == 2
+    assert "NaN not" in capsys.readouterr().err
+
+
+def test_a_budget_for_an_implementation_that_does_not_exist_is_named(tmp_path, capsys):
+    (tmp_path / "b.toml").write_text('["scipy:ndtr".phi.float16]\nmax_ulp = 0.5\n'
+                                     'not_correctly_rounded = 0\n'
+                                     '["scipy:ndtri".phi.float16]\nmax_ulp = 0.5\n')
+    assert main(["check", "--backend", "scipy", "--dtype", "float16", "--function", "phi",
+                 "--budgets", str(tmp_path / "b.toml"), "--no-progress"]) in (0, 1)
+    err = capsys.readouterr().err
+    assert '[scipy:ndtri.phi.float16] names no implementation here' in err
+    assert "scipy:ndtr.phi" not in err
+
+
+def test_a_missing_budgets_file_is_named(tmp_path, capsys):
+    assert main(["check", "--backend", "scipy", "--dtype", "float16", "--budgets",
+                 str(tmp_path / "nope.toml"), "--no-progress"]) == 2
+    assert "nope.toml" in capsys.readouterr().err
+
+
+# 8. A user implementation that never returns, or dies, is its own error; the run goes on.
+
+@pytest.mark.parametrize("spec, words", [
+    ("user_impls:never_returns", "did not return within 2 s"),
+    ("user_impls:aborts", "killed by SIGABRT; its stderr ended: about to abort"),
+    ("user_impls:segfaults", "killed by SIGSEGV"),
+])
+def test_a_hanging_or_crashing_implementation_is_its_own_error(tmp_path, capsys, spec, words):
+    status, results = _check_json(tmp_path, "--impl", spec, "--timeout", "2",
+                                  "--dtype", "float16", "--dtype", "bfloat16")
+    assert status == 0 and len(results) == 2
+    assert all(words in r["error"] for r in results), [r["error"] for r in results]
+
+
+def test_an_isolated_implementation_measures_the_same(tmp_path):
+    status, direct = _check_json(tmp_path, "--impl", "user_impls:gelu_float64_then_round",
+                                 "--dtype", "bfloat16")
+    status, isolated = _check_json(tmp_path, "--impl", "user_impls:gelu_float64_then_round",
+                                   "--dtype", "bfloat16", "--isolate")
+    assert status == 0 and direct[0]["max_ulp"] == isolated[0]["max_ulp"] <= 0.5

@@ -13,6 +13,7 @@ from gelucheck.formats import FLOAT32, FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
 from gelucheck.sweep import chunk, fastref, runner
 from gelucheck.sweep import stats as sweep_stats
+from gelucheck.sweep.checkpoint import CheckpointError
 from gelucheck.sweep.stats import merge_all
 
 FUNCTIONS = ("phi", "gelu", "gelu_tanh")
@@ -167,10 +168,10 @@ def test_parallel_equals_serial(monkeypatch):
 
 def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
     runner.sweep(_spec(), "gelu", (0x3F800000, 0x3F801000), checkpoint=tmp_path, progress=False)
-    with pytest.raises(runner.SweepError, match="different sweep.*implementations"):
+    with pytest.raises(CheckpointError, match="different sweep.*implementations"):
         runner.sweep(_spec("scipy:x*ndtr"), "gelu", (0x3F800000, 0x3F801000),
                      checkpoint=tmp_path, progress=False)
-    with pytest.raises(runner.SweepError, match="range"):
+    with pytest.raises(CheckpointError, match="range"):
         runner.sweep(_spec(), "gelu", (0x3F800000, 0x3F802000), checkpoint=tmp_path,
                      progress=False)
 

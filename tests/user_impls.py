@@ -46,3 +46,24 @@ def gelu_in_place_torch(t):
     import torch
 
     return t.mul_(torch.special.ndtr(t))
+
+
+def never_returns(x):
+    import time
+
+    while True:
+        time.sleep(1)
+
+
+def aborts(x):
+    import os
+    import sys
+
+    print("about to abort", file=sys.stderr, flush=True)
+    os.abort()
+
+
+def segfaults(x):
+    import ctypes
+
+    return ctypes.string_at(0)

@@ -66,11 +66,38 @@ def load(path: str | Path | None = None) -> Budgets:
             for dtype, entry in dtypes.items():
                 budgets.entries[(impl, function, dtype)] = entry
     for k, entry in budgets.entries.items():
+        _check_figures(path, k, entry)
         unknown = [d for d in entry.get("defects", []) if d not in budgets.defects]
         if unknown:
             raise UsageError(f"{path}: {k} names undefined defects {unknown}; defined: "
                              f"{', '.join(budgets.defects)}")
     return budgets
+
+
+def _check_figures(path: Path, k: tuple, entry: dict) -> None:
+    """Every budget figure is a number and not NaN (a NaN budget would pass everything)."""
+    figures = {"max_ulp": entry.get("max_ulp"), "minimum_value_ulp": entry.get("minimum_value_ulp",
+                                                                              0.0)}
+    figures.update({f"regions.{r}": v for r, v in entry.get("regions", {}).items()})
+    for name, value in figures.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+            raise UsageError(f"budgets file {path}: {k} {name} = {value!r}; a budget is a "
+                             "number of ulps (inf allowed, NaN not)")
+
+
+def stale_entries(budgets: Budgets, offered: list, known_backends: list[str]) -> list[str]:
+    """Entries that name no implementation a known, available backend offers: a misspelt
+    name, or an implementation that was renamed or removed. (A backend that is not installed
+    here keeps its entries silently.)"""
+    present = {(i.id, i.function.name, f.name) for i in offered for f in i.dtypes}
+    available = {i.backend for i in offered}
+    out = []
+    for impl, function, dtype in budgets.entries:
+        backend = impl.partition(":")[0]
+        if backend not in known_backends or (backend in available
+                                              and (impl, function, dtype) not in present):
+            out.append(f"[{impl}.{function}.{dtype}]")
+    return out
 
 
 @dataclass

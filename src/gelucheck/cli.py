@@ -22,19 +22,30 @@ def _choices(kind: str, valid):
     return parse
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: need a whole number of at least 1")
+    return value
+
+
 def _add_reference(sub) -> None:
     ref = sub.add_parser("reference", help="build or verify the stored reference data")
     refsub = ref.add_subparsers(dest="action", required=True)
     build = refsub.add_parser("build", help="regenerate reference/ with mpmath")
     build.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS),
                        help="a format to rebuild (repeatable; default: all)")
-    build.add_argument("--workers", type=int, default=None, help="processes (default: cores)")
+    build.add_argument("--workers", type=_positive, default=None,
+                       help="processes (default: cores)")
     build.add_argument("--directory", default=None, help="where the data lives")
     verify = refsub.add_parser("verify", help="check reference/ against its manifest, mpmath "
                                "and Arb")
     verify.add_argument("--full", action="store_true", help="re-derive every stored value")
     verify.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS))
-    verify.add_argument("--workers", type=int, default=2)
+    verify.add_argument("--workers", type=_positive, default=2)
     verify.add_argument("--directory", default=None)
     verify.add_argument("--no-arb", action="store_true", help="skip the Arb cross-check")
 
@@ -86,8 +97,10 @@ def _add_user_options(p) -> None:
     """How a user's --impl callable is called."""
     from .backends.registry import DEVICES, FRAMEWORKS
 
-    p.add_argument("--framework", default="numpy", type=_choices("framework", FRAMEWORKS))
-    p.add_argument("--device", default="cpu", type=_choices("device", DEVICES))
+    p.add_argument("--framework", default="numpy", type=_choices("framework", FRAMEWORKS),
+                   help="what your callable takes and returns (default: numpy arrays)")
+    p.add_argument("--device", default="cpu", type=_choices("device", DEVICES),
+                   help="where its tensors live (cuda needs --framework torch)")
 
 
 def _add_measure(sub) -> None:
@@ -100,6 +113,11 @@ def _add_measure(sub) -> None:
     who.add_argument("--backend", action="append", type=_choices("backend", backend_names()))
     who.add_argument("--impl", metavar="MOD:FN", help="your callable, e.g. mypkg.act:gelu")
     _add_user_options(check)
+    check.add_argument("--timeout", type=float, metavar="SECONDS",
+                       help="run --impl in a child process; a call that takes longer is its "
+                       "error (so is a crash of the child)")
+    check.add_argument("--isolate", action="store_true",
+                       help="run --impl in a child process, so that a crash is its error")
     report = sub.add_parser("report", help="the whole accuracy matrix of every available backend")
     _add_selection(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
@@ -120,7 +138,8 @@ def _add_measure(sub) -> None:
                        help="float32 (the only one to sweep)")
     sweep.add_argument("--range", metavar="START:STOP", help="hex encodings, STOP excluded "
                        "(default: all 2^32)")
-    sweep.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    sweep.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
+                       help="processes (default: the number of cores)")
     sweep.add_argument("--json", metavar="FILE")
     sweep.add_argument("--checkpoint", metavar="DIR", help="save each finished task here and "
                        "resume from it")
@@ -151,8 +170,8 @@ def _selected(args) -> list:
     from .functions import GELU
 
     if getattr(args, "impl", None):
-        return [load_user(args.impl, f, args.framework, args.device)
-                for f in args.function or [GELU]]
+        return [load_user(args.impl, f, args.framework, args.device, args.isolate,
+                          args.timeout) for f in args.function or [GELU]]
     chosen = select(args.backend, args.function)
     for name, reason in chosen.unavailable:
         print(f"note: backend {name} is unavailable: {reason}", file=sys.stderr)
@@ -186,6 +205,7 @@ def _measure(args, with_drift: bool) -> int:
     status = 0
     if args.budgets:
         budgets = budgets_mod.load(args.budgets)
+        _warn_stale(budgets, args.budgets)
         for r in results:
             if not isinstance(r, AccuracyResult):
                 continue
@@ -194,6 +214,15 @@ def _measure(args, with_drift: bool) -> int:
                 print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
             status |= verdict.failed
     return status
+
+
+def _warn_stale(budgets, path) -> None:
+    from . import budgets as budgets_mod
+    from .backends import backend_names, select
+
+    for entry in budgets_mod.stale_entries(budgets, select().implementations, backend_names()):
+        print(f"warning: {path}: {entry} names no implementation here; misspelt or removed?",
+              file=sys.stderr)
 
 
 def _plots(results, directory) -> None:
@@ -270,7 +299,8 @@ def _sweep(args) -> int:
         print(f"{who} [{r.range[0]}, {r.range[1]}): {f.n_inputs:,} inputs, max "
               f"{f.max_ulp:.4g} ulp at {f.worst_input!r} ({f.worst_input_hex}), mean "
               f"{f.mean_ulp:.4g}, correctly rounded {r.correctly_rounded_fraction:.4%}, "
-              f"{r.wall_s:.1f} s ({f.n_inputs / r.wall_s / 1e6:.1f} M inputs/s); "
+              f"{r.wall_s:.1f} s ({r.n_evaluated / r.wall_s / 1e6:.1f} M inputs/s computed "
+              f"now); "
               f"{r.n_slow_reference:,} needed mpmath")
     if args.json:
         jsonio.write(results, args.json)

@@ -9,6 +9,7 @@ in the terminal summary is whole under pytest-xdist too.
 from __future__ import annotations
 
 import os
+import warnings
 
 import pytest
 
@@ -145,9 +146,14 @@ def only_functions(*functions):
 @pytest.fixture(scope="session")
 def gelucheck_budgets(request):
     from . import budgets
+    from .backends import backend_names, select
 
     path = request.config.getoption("--budgets") or os.environ.get("GELUCHECK_BUDGETS")
-    return budgets.load(path)
+    loaded = budgets.load(path)
+    for entry in budgets.stale_entries(loaded, select().implementations, backend_names()):
+        warnings.warn(f"budgets {path or budgets.DEFAULT_PATH}: {entry} names no "
+                      "implementation here; misspelt or removed?", stacklevel=1)
+    return loaded
 
 
 @pytest.fixture

@@ -284,6 +284,7 @@ class SweepResult:
     check_s: float = 0.0
     reference_s: float = 0.0
     wall_s: float | None = None
+    n_evaluated: int | None = None  # inputs computed in this run (the rest came from checkpoints)
 
     kind = "sweep"
 
@@ -314,6 +315,8 @@ class SweepResult:
                        reference_s=self.reference_s)
         if self.wall_s is not None:
             out["wall_s"] = self.wall_s
+        if self.n_evaluated is not None:
+            out["n_evaluated"] = self.n_evaluated
         return out
 
     @classmethod
@@ -325,7 +328,7 @@ class SweepResult:
         return cls(identity, d.get("reference", d["function"]), d.get("how", ""), d["range"],
                    d.get("n_slow_reference", 0), failure, figures, d.get("histogram"),
                    d.get("eval_s", 0.0), d.get("check_s", 0.0), d.get("reference_s", 0.0),
-                   d.get("wall_s"))
+                   d.get("wall_s"), d.get("n_evaluated"))
 
 
 Result = AccuracyResult | DriftResult | SweepResult

@@ -38,6 +38,8 @@ class Implementation:
     # device. By default the whole adapter is timed.
     prepare: Callable[[np.ndarray], tuple[Callable, object]] | None = None
     synchronize: Callable[[], None] | None = None
+    # For code outside any backend (a user's callable): what identifies this version of it.
+    version: str | None = None
 
     def __post_init__(self):
         resolve = lambda name, value: object.__setattr__(self, name, value)
@@ -90,6 +92,8 @@ class Implementation:
         try:
             with np.errstate(all="ignore"):
                 out = self.kernel(given)
+        except ImplementationError as exc:  # said by a kernel that runs the code elsewhere
+            raise ImplementationError(f"{self.id} {exc}") from None
         except Exception as exc:  # noqa: BLE001 - any failure of foreign code is its error
             raise ImplementationError(f"{self.id} raised {type(exc).__name__}: {exc}") from exc
         if not np.array_equal(given.view(_uint(x)), x.view(_uint(x))):

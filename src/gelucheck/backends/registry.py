@@ -8,7 +8,9 @@ backends are declared the same way in its pyproject.toml; see docs/design.md).
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
+import inspect
 import os
 import sys
 from dataclasses import dataclass, field
@@ -18,6 +20,7 @@ from importlib.metadata import entry_points
 from ..errors import UsageError, choose
 from ..functions import Function, get_function
 from .base import Backend, Implementation
+from .isolated import ChildKernel
 from .tensors import tensor_kernel, torch_availability
 
 GROUP = "gelucheck.backends"
@@ -83,8 +86,19 @@ def select(backends: list[str] | None = None,
 
 
 def backend_version(impl: Implementation) -> str | None:
-    """The version of the backend an implementation belongs to (None for a user's own)."""
-    return get_backend(impl.backend).version if impl.backend in backend_names() else None
+    """The version of the backend an implementation belongs to; for a user's own callable,
+    the digest of its source."""
+    return get_backend(impl.backend).version if impl.backend in backend_names() else impl.version
+
+
+def _source_digest(fn, module) -> str:
+    """What changes when the user's code changes: its source, else its module's file."""
+    try:
+        text = inspect.getsource(fn)
+    except (OSError, TypeError):
+        path = getattr(module, "__file__", None)
+        text = open(path, encoding="utf-8", errors="replace").read() if path else repr(fn)
+    return "source sha256 " + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def find(spec: str, function: str | Function | None = None) -> list[Implementation]:
@@ -105,9 +119,11 @@ DEVICES = ("cpu", "cuda")
 
 
 def load_user(spec: str, function: str | Function, framework: str = "numpy",
-              device: str = "cpu") -> Implementation:
+              device: str = "cpu", isolate: bool = False,
+              timeout: float | None = None) -> Implementation:
     """A user's callable ``package.module:callable`` as an implementation of ``function``,
-    imported as ``python -c`` would: from the current directory too."""
+    imported as ``python -c`` would: from the current directory too. With ``isolate`` (or a
+    ``timeout`` in seconds per call) it runs in a child process (backends.isolated)."""
     function = get_function(function)
     choose("framework", framework, FRAMEWORKS)
     choose("device", device, DEVICES)
@@ -135,5 +151,10 @@ def load_user(spec: str, function: str | Function, framework: str = "numpy",
         if not ok:
             raise UsageError(f"--impl {spec!r} --framework torch --device {device}: {reason}")
         kernel = tensor_kernel(fn, device)
+    if isolate or timeout is not None:
+        if timeout is not None and not timeout > 0:
+            raise UsageError(f"--timeout {timeout}: need a positive number of seconds")
+        kernel = ChildKernel(spec, function.name, framework, device, timeout)
     return Implementation("user", spec, function, kernel, device=device,
-                          description=f"{spec} on {framework} arrays ({device})")
+                          description=f"{spec} on {framework} arrays ({device})",
+                          version=_source_digest(fn, module))

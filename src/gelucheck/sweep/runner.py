@@ -3,18 +3,20 @@ checkpointed per task so that an interrupted sweep resumes where it stopped."""
 from __future__ import annotations
 
 import ctypes
-import json
 import multiprocessing
-import os
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
-from ..backends import Implementation, find, load_user
+from .. import __version__
+from ..backends import Implementation, backend_version, find, load_user
 from ..errors import UsageError
 from ..formats import FLOAT32, Format
 from ..functions import Function, get_function
 from ..progress import Progress
 from ..results import SweepResult
+from .checkpoint import Checkpoint
 from .chunk import evaluate, finite_ranges, hex32
 from .stats import merge_all, results
 
@@ -27,7 +29,8 @@ class SweepError(UsageError):
 
 
 def parse_range(text: str | None) -> tuple[int, int]:
-    if not text:
+    """START:STOP in hex (None: every encoding), refused unless it holds a finite input."""
+    if text is None:
         return 0, 1 << 32
     try:
         a, b = text.split(":")
@@ -37,6 +40,9 @@ def parse_range(text: str | None) -> tuple[int, int]:
                          "hex, e.g. 0x3f800000:0x40000000 (STOP excluded)") from None
     if not 0 <= start < stop <= 1 << 32:
         raise SweepError(f"--range {text!r}: need 0 <= START < STOP <= 0x100000000")
+    if not finite_ranges(start, stop):
+        raise SweepError(f"--range {text!r} holds only inf and NaN encodings "
+                         "(0x7f800000-0x7fffffff, 0xff800000-0xffffffff): nothing to measure")
     return start, stop
 
 
@@ -100,77 +106,71 @@ def _run_task(task: tuple[int, int]) -> dict:
     return evaluate(_WORKER["impls"], _WORKER["function"], *task)
 
 
-class Checkpoint:
-    """One JSON file per finished task, beside a meta.json that says which sweep it is."""
+def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]) -> dict:
+    """What makes two sweeps the same: their results may be merged only then."""
+    return {"format_version": FORMAT_VERSION, "gelucheck": __version__,
+            "function": function.name,
+            "implementations": [f"{i.id}/{i.function.name}" for i in impls],
+            "versions": [backend_version(i) for i in impls],
+            "range": [hex32(span[0]), hex32(span[1])], "task": TASK}
 
-    def __init__(self, directory: str | Path | None, meta: dict):
-        self.directory = Path(directory) if directory else None
-        self.meta = meta
-        if self.directory is None:
-            return
-        self.directory.mkdir(parents=True, exist_ok=True)
-        path = self.directory / "meta.json"
-        if path.exists():
-            old = json.loads(path.read_text())
-            differ = [k for k in meta if old.get(k) != meta[k]]
-            if differ:
-                raise SweepError(
-                    f"checkpoint {self.directory} belongs to a different sweep ("
-                    + "; ".join(f"{k}: {old.get(k)!r} there, {meta[k]!r} here" for k in differ)
-                    + "): use another --checkpoint folder")
-        else:
-            path.write_text(json.dumps(meta, indent=1))
 
-    def _path(self, task: tuple[int, int]) -> Path:
-        return self.directory / f"task_{task[0]:08x}_{task[1]:08x}.json"
-
-    def done(self, task: tuple[int, int]) -> dict | None:
-        if self.directory is None or not self._path(task).exists():
-            return None
-        return json.loads(self._path(task).read_text())
-
-    def save(self, result: dict) -> None:
-        if self.directory is None:
-            return
-        path = self._path((result["start"], result["stop"]))
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(result))
-        os.replace(tmp, path)  # atomic: a killed sweep leaves whole files or none
+def _in_processes(pending: list[tuple[int, int]], workers: int, specs: list[dict],
+                  function: Function, done) -> None:
+    """Run the tasks over worker processes, calling ``done`` with each result as it comes.
+    A worker that dies ends the run with an error (the finished tasks are kept); Ctrl-C
+    stops the workers at once."""
+    ctx = multiprocessing.get_context("spawn")
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
+                               initargs=(specs, function.name))
+    try:
+        futures = [pool.submit(_run_task, t) for t in pending]
+        for future in as_completed(futures):
+            done(future.result())
+    except BrokenProcessPool:
+        raise SweepError("a sweep worker process died (killed, out of memory, or crashed in "
+                         "an implementation); the finished tasks are kept in --checkpoint, "
+                         "if given: rerun with it to resume") from None
+    except BaseException:
+        for child in multiprocessing.active_children():  # Ctrl-C: no waiting for tasks
+            child.terminate()
+        raise
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers: int = 1,
           checkpoint: str | Path | None = None, progress: bool = True) -> list[SweepResult]:
     function = get_function(function)
+    if workers < 1:
+        raise SweepError(f"--workers {workers}: need at least 1")
     impls = [i for s in specs for i in resolve(s)]
     if not impls:
         raise SweepError(f"no implementation of {function} to sweep in {specs}")
-    meta = {"format_version": FORMAT_VERSION, "function": function.name,
-            "implementations": [f"{i.id}/{i.function.name}" for i in impls],
-            "range": [hex32(span[0]), hex32(span[1])], "task": TASK}
-    store = Checkpoint(checkpoint, meta)
+    store = Checkpoint(checkpoint, _meta(function, impls, span))
     todo = tasks(*span)
-    finished = [r for r in (store.done(t) for t in todo) if r is not None]
-    pending = [t for t in todo if store.done(t) is None]
+    saved = {t: store.done(t) for t in todo}
+    finished = [r for r in saved.values() if r is not None]
+    pending = [t for t, r in saved.items() if r is None]
     bar = Progress(sum(b - a for a, b in todo), f"sweep {function.name}", enabled=progress)
     bar.advance(sum(r["stop"] - r["start"] for r in finished))
     start = time.perf_counter()
-    if workers <= 1:
+
+    def done(result: dict) -> None:
+        store.save(result)
+        finished.append(result)
+        bar.advance(result["stop"] - result["start"])
+
+    if workers == 1 or len(pending) <= 1:
         _init_worker(specs, function.name)
         for t in pending:
-            result = _run_task(t)
-            store.save(result)
-            finished.append(result)
-            bar.advance(t[1] - t[0])
+            done(_run_task(t))
     else:
-        ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(workers, initializer=_init_worker, initargs=(specs, function.name)) as pool:
-            for result in pool.imap_unordered(_run_task, pending):
-                store.save(result)
-                finished.append(result)
-                bar.advance(result["stop"] - result["start"])
+        _in_processes(pending, min(workers, len(pending)), specs, function, done)
     bar.close()
-    merged = merge_all(finished)
-    out = results(merged, impls, span)
+    out = results(merge_all(finished), impls, span)
+    wall = time.perf_counter() - start
     for r in out:
-        r.wall_s = time.perf_counter() - start
+        r.wall_s = wall
+        r.n_evaluated = sum(b - a for a, b in pending)  # this run's, not the checkpointed
     return out

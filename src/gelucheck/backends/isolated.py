@@ -1,0 +1,99 @@
+"""A user's callable run in a child process: a call that does not return within the time
+allowed, or a process that dies (a signal, an abort, running out of memory), becomes that
+implementation's error with the reason and the last lines the child wrote to stderr, and the
+run goes on with the others. The cost is a process start (the child imports the user's module
+and its framework once) and a copy of each input and output through a pipe."""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import tempfile
+
+import numpy as np
+
+from ..errors import ImplementationError
+
+STDERR_LINES = 8
+
+
+def _serve(conn, spec: str, function: str, framework: str, device: str, stderr_path: str):
+    """The child: build the kernel once, then answer each array with its result."""
+    fd = os.open(stderr_path, os.O_WRONLY | os.O_APPEND)
+    os.dup2(fd, 2)  # what the child prints to stderr is kept for the report of its death
+    from .registry import load_user
+
+    kernel = load_user(spec, function, framework, device).kernel
+    while True:
+        try:
+            x = conn.recv()
+        except EOFError:
+            return
+        try:
+            conn.send(("ok", np.asarray(kernel(x))))
+        except Exception as exc:  # noqa: BLE001 - reported back as the implementation's error
+            conn.send(("raised", f"{type(exc).__name__}: {exc}"))
+
+
+class ChildKernel:
+    """A NumPy-in, NumPy-out kernel whose calls run in a child process; ``timeout`` in
+    seconds per call (None: no limit)."""
+
+    def __init__(self, spec: str, function: str, framework: str, device: str,
+                 timeout: float | None):
+        self.args = (spec, function, framework, device)
+        self.timeout = timeout
+        self._process = None
+        self._conn = None
+        self._stderr = tempfile.NamedTemporaryFile(prefix="gelucheck-child-", suffix=".log",
+                                                   delete=False)
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._process = ctx.Process(target=_serve, args=(child, *self.args, self._stderr.name),
+                                    daemon=True)
+        self._process.start()
+        child.close()
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._process.kill()
+            self._process.join()
+        self._process = self._conn = None
+
+    def _death(self) -> str:
+        self._process.join(5)
+        code = self._process.exitcode
+        if code is not None and code < 0:
+            how = f"killed by {signal.Signals(-code).name}"
+        else:
+            how = f"ended with exit status {code}"
+        with open(self._stderr.name, errors="replace") as fh:
+            tail = [line.rstrip() for line in fh.readlines()[-STDERR_LINES:] if line.strip()]
+        return how + (("; its stderr ended: " + " | ".join(tail)) if tail else "")
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        if self._process is None:
+            self._start()
+        try:
+            self._conn.send(x)
+            if not self._conn.poll(self.timeout):
+                self._stop()
+                raise ImplementationError(f"did not return within {self.timeout:g} s "
+                                          "(stopped)")
+            status, payload = self._conn.recv()
+        except (EOFError, BrokenPipeError, ConnectionResetError):
+            reason = self._death()
+            self._stop()
+            raise ImplementationError(f"died: its process was {reason}") from None
+        if status == "raised":
+            raise ImplementationError(f"raised {payload}")
+        return payload
+
+    def __del__(self):
+        try:
+            self._stop()
+            os.unlink(self._stderr.name)
+        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to report to
+            pass
