@@ -144,7 +144,7 @@ def test_ulp_of_the_encoding_equals_the_definition(fmt):
     import math
 
     rng = np.random.default_rng(7)
-    v = rng.uniform(0.5, 1, 4200) * np.ldexp(1.0, np.arange(-1074, 1026).repeat(2))
+    v = rng.uniform(0.5, 1, 4196) * np.ldexp(1.0, np.arange(-1074, 1024).repeat(2))
     v = np.concatenate([v[np.isfinite(v)], [0.0, 5e-324, -2.0**-1022, 2.0**fmt.emin]])
 
     def by_definition(x: float) -> float:
