@@ -1,78 +1,20 @@
-"""The backends against the reference: ulp error per region, special inputs and the negative
-minimum against tests/budgets.toml; tanh drift against mathematics. Parametrized by the
-gelucheck plugin over --backend/--dtype/--function."""
-import warnings
+"""The accuracy matrix (gelucheck.suite, shipped with the package and run here over every
+installed backend), and checks of the figures it reports against independent sources."""
 
 import numpy as np
 import pytest
 
-from gelucheck import budgets, matrix
-from gelucheck.checks import accuracy, data, drift, minimum, specials
+from gelucheck import matrix
+from gelucheck.checks import accuracy, data
 from gelucheck.formats import FORMATS
 from gelucheck.functions import GELU
-from gelucheck.pytest_plugin import only_functions
-from gelucheck.results import AccuracyResult, DriftResult, Identity, MinimumFinding
-
-
-def _judge(result, gelucheck_budgets, record_gelucheck):
-    verdict = budgets.judge(result, gelucheck_budgets)
-    if verdict.missing:
-        record_gelucheck(result)
-        pytest.skip(f"{result.label}: measured, but no budget is recorded for it yet; record "
-                    "one with `gelucheck budgets --write tests/budgets.toml` (or your own "
-                    "file, passed with --budgets)")
-    note = verdict.message() if verdict.better and not verdict.failed else None
-    record_gelucheck(result, note)
-    if note:
-        warnings.warn(note, stacklevel=2)
-    assert not verdict.failed, verdict.message()
-
-
-def test_ulp(accuracy_case, gelucheck_budgets, record_gelucheck):
-    impl, dtype = accuracy_case
-    result = accuracy.measure(impl, dtype)
-    assert result.failure is None, result.failure.reason
-    _judge(result, gelucheck_budgets, record_gelucheck)
-
-
-def test_specials(accuracy_case, gelucheck_budgets, record_gelucheck):
-    impl, dtype = accuracy_case
-    result = AccuracyResult(Identity.of(impl, dtype), impl.reference_function.name,
-                            impl.how(dtype), impl.description,
-                            specials=specials.check(impl, dtype))
-    _judge(result, gelucheck_budgets, record_gelucheck)
-
-
-@only_functions("gelu", "gelu_tanh")
-def test_minimum(accuracy_case, gelucheck_budgets, record_gelucheck):
-    impl, dtype = accuracy_case
-    found = minimum.check(impl, dtype)
-    assert isinstance(found, MinimumFinding), found
-    # the smallest output is within the window and the window brackets x*
-    assert found.window[0] < found.x_star < found.window[1]
-    assert found.plateau_lo <= found.plateau_hi
-    result = AccuracyResult(Identity.of(impl, dtype), impl.reference_function.name,
-                            impl.how(dtype), impl.description, minimum=found)
-    _judge(result, gelucheck_budgets, record_gelucheck)
-
-
-def test_tanh_drift(drift_case):
-    """The drift a backend shows stays within its two implementations' own errors of the
-    mathematical drift: | max|a-b| - max|A-B| | <= max|a-A| + max|b-B| on the same inputs."""
-    exact_impl, tanh_impl, dtype = drift_case
-    tab = data.table(dtype)
-    x = tab.x
-    a = exact_impl(x).astype(np.float64) if exact_impl else tab.rounded(GELU).astype(np.float64)
-    b = tanh_impl(x).astype(np.float64)
-    A, B = tab.exact(GELU), tab.exact(tanh_impl.reference_function)
-    finite = np.isfinite(a) & np.isfinite(b)
-    measured = np.max(np.abs(a - b)[finite])
-    truth = np.max(np.abs(A - B)[finite])
-    slack = np.max(np.abs(a - A)[finite]) + np.max(np.abs(b - B)[finite])
-    assert abs(measured - truth) <= slack * (1 + 1e-12) + 1e-300
-    result = drift.backend_drift(exact_impl, tanh_impl, dtype)
-    assert result.figures.max_abs == pytest.approx(measured, rel=1e-12)
-    assert 0 <= result.figures.differ_fraction <= 1
+from gelucheck.results import AccuracyResult, DriftResult
+from gelucheck.suite.test_matrix import (  # noqa: F401 - collected here too
+    test_minimum,
+    test_specials,
+    test_tanh_drift,
+    test_ulp,
+)
 
 
 @pytest.mark.parametrize("dtype", [FORMATS[n] for n in ("float16", "float32", "float64")],

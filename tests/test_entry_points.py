@@ -75,6 +75,7 @@ def test_the_pytest_plugin_parametrizes_over_it(tmp_path):
     '''))
     env_path = f"{tmp_path}:{':'.join(p for p in sys.path if p)}"
     done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "--backend", "mine", "test_mine.py"], capture_output=True, text=True,
-                          env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"}, cwd=tmp_path)
+                           "--gelucheck-backend", "mine", "test_mine.py"], capture_output=True,
+                          text=True, env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
+                          cwd=tmp_path)
     assert "4 passed" in done.stdout, done.stdout + done.stderr

@@ -1,10 +1,11 @@
 """The exhaustive float32 sweep as pytest items, one per chunk of encodings (marker
 ``exhaustive``, out of the default run):
 
-    pytest -n auto -m exhaustive tests/test_exhaustive.py --backend torch --function gelu
+    pytest -n auto -m exhaustive tests/test_exhaustive.py --gelucheck-backend torch \
+        --gelucheck-function gelu
 
 spreads the chunks over cores (or hosts, with xdist's own remote workers); the controller
-merges the chunk results into one report (--sweep-json FILE writes it).
+merges the chunk results into one report (--gelucheck-sweep-json FILE writes it).
 """
 from gelucheck.pytest_plugin import SWEEP
 from gelucheck.sweep import chunk

@@ -23,8 +23,9 @@ def test_environment_selects_backend_and_dtype(pytester, monkeypatch):
 
 def test_option_selects_function(pytester):
     pytester.makepyfile(TEST_FILE)
-    result = pytester.runpytest_subprocess("--collect-only", "-q", "--backend", "numpy",
-                                "--function", "gelu_tanh", "--dtype", "float32")
+    result = pytester.runpytest_subprocess("--collect-only", "-q", "--gelucheck-backend", "numpy",
+                                           "--gelucheck-function", "gelu_tanh",
+                                           "--gelucheck-dtype", "float32")
     out = result.stdout.str()
     assert "test_case[numpy:tanh-gelu_tanh-float32]" in out
     assert "test_drift[reference:gelu-vs-numpy:tanh-float32]" in out
@@ -32,9 +33,32 @@ def test_option_selects_function(pytester):
 
 def test_unknown_choice_is_a_usage_error(pytester):
     pytester.makepyfile(TEST_FILE)
-    result = pytester.runpytest_subprocess("--backend", "tensorflow")
+    result = pytester.runpytest_subprocess("--gelucheck-backend", "tensorflow")
     assert result.ret != 0
     assert "valid choices: numpy, scipy" in result.stderr.str()
+
+
+def test_a_project_with_its_own_backend_option_coexists(pytester):
+    """A project whose conftest defines --backend (as many do) starts and runs its tests."""
+    pytester.makeconftest("""
+def pytest_addoption(parser):
+    parser.addoption("--backend", default="mine")
+    parser.addoption("--dtype", default="x")
+""")
+    pytester.makepyfile("def test_own(request):\n"
+                        "    assert request.config.getoption('--backend') == 'cpu'\n")
+    result = pytester.runpytest_subprocess("--backend", "cpu")
+    result.assert_outcomes(passed=1)
+
+
+def test_a_bad_environment_value_touches_only_gelucheck_tests(pytester, monkeypatch):
+    monkeypatch.setenv("GELUCHECK_BACKEND", "tensorflow")
+    pytester.makepyfile(test_other="def test_other():\n    pass\n")
+    assert pytester.runpytest_subprocess("test_other.py").ret == 0  # an unrelated suite runs
+    pytester.makepyfile(test_gelu=TEST_FILE)
+    result = pytester.runpytest_subprocess("test_gelu.py")
+    assert result.ret != 0
+    assert "$GELUCHECK_BACKEND: unknown backend ['tensorflow']" in result.stdout.str()
 
 
 def test_missing_backend_is_skipped_with_the_reason(pytester):
@@ -42,7 +66,7 @@ def test_missing_backend_is_skipped_with_the_reason(pytester):
     if torch.cuda.is_available():
         pytest.skip("CUDA is present here: nothing to skip")
     pytester.makepyfile(TEST_FILE)
-    result = pytester.runpytest_subprocess("--backend", "torch-cuda", "-rs")
+    result = pytester.runpytest_subprocess("--gelucheck-backend", "torch-cuda", "-rs")
     result.assert_outcomes(skipped=2)
     assert "CUDA is not available" in result.stdout.str()
 

@@ -213,8 +213,8 @@ def test_exhaustive_items_under_xdist_merge_into_the_sweep_result(tmp_path, requ
     out = tmp_path / "merged.json"
     cmd = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-m", "exhaustive",
            "-p", "no:cacheprovider", str(request.config.rootpath / "tests/test_exhaustive.py"),
-           "--backend", "torch", "--function", "gelu", "--sweep-range", span,
-           "--sweep-json", str(out)]
+           "--gelucheck-backend", "torch", "--gelucheck-function", "gelu",
+           "--gelucheck-sweep-range", span, "--gelucheck-sweep-json", str(out)]
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=request.config.rootpath)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "gelucheck exhaustive float32 sweep" in done.stdout

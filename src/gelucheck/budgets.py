@@ -1,5 +1,6 @@
 """Budgets: each implementation's measured worst case per function, dtype and region, kept as
-data (``tests/budgets.toml``), with the known defects that explain the large ones.
+data (``gelucheck/data/budgets.toml``, shipped with the package), with the known defects that
+explain the large ones.
 
 A measurement worse than its budget fails. One clearly better is reported so that the budget
 can be tightened - and fails where the budget records a known defect, since the record of the
@@ -20,11 +21,11 @@ HEADER = """\
 # gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
 # per region of x; the ulp error of its negative minimum; the special inputs it gets wrong).
 # Figures are measurements, rounded up to 3 digits, rewritten by
-#   gelucheck budgets --write tests/budgets.toml
+#   gelucheck budgets --write src/gelucheck/data/budgets.toml
 # which keeps [defects.*] and each entry's `defects` list: those are written by people, and
 # say why a large figure is a known defect of the backend rather than a failure of ours.
 """
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "tests" / "budgets.toml"
+DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "budgets.toml"
 # "Clearly better": under half the budget and at least a quarter ulp below it.
 BETTER_FACTOR = 0.5
 BETTER_MARGIN = 0.25
@@ -113,7 +114,8 @@ class Verdict:
 
     def message(self) -> str:
         if self.missing:
-            return "no budget recorded: run `gelucheck budgets --write tests/budgets.toml`"
+            return ("no budget recorded: record one with `gelucheck budgets --write FILE` "
+                    "(gelucheck's own: src/gelucheck/data/budgets.toml)")
         lines = [f"worse than budget: {w}" for w in self.worse]
         if self.better and self.defects:
             lines += [f"better than budget, yet recorded as known defect(s) "
@@ -131,15 +133,22 @@ def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -
         verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
 
 
+PARTS = ("ulp", "specials", "minimum")
+
+
 def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
     """A result vs its budget, on whichever of the figures, the minimum and the special
-    inputs it holds."""
+    inputs it holds. The defects that count are those that explain those parts (a defect's
+    ``affects`` list; all parts when it has none)."""
     entry = budgets.get(result)
     verdict = Verdict()
     if entry is None:
         verdict.missing = True
         return verdict
-    verdict.defects = list(entry.get("defects", []))
+    held = {"ulp": result.figures is not None, "minimum": result.minimum is not None,
+            "specials": result.specials is not None}
+    verdict.defects = [d for d in entry.get("defects", [])
+                       if any(held[p] for p in budgets.defects[d].get("affects", PARTS))]
     if result.failure:
         verdict.worse.append(f"could not be measured: {result.failure.reason}")
     figures = result.figures

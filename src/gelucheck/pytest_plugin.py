@@ -2,9 +2,12 @@
 
 It parametrizes tests that ask for ``accuracy_case`` (implementation × dtype) or
 ``drift_case`` (exact GELU × tanh form × dtype) over the backends, dtypes and functions
-chosen with --backend/--dtype/--function or GELUCHECK_BACKEND/_DTYPE/_FUNCTION (comma
-separated, for tox). Results travel in each report's user_properties, so the accuracy table
-in the terminal summary is whole under pytest-xdist too.
+chosen with --gelucheck-backend/-dtype/-function (or GELUCHECK_BACKEND/_DTYPE/_FUNCTION,
+comma separated, for tox), and over a user's own callable with --gelucheck-impl MOD:FN.
+Every option is prefixed, so it coexists with a project's own ``--backend``; a bad value in a
+GELUCHECK_* variable is an error of the gelucheck tests that use it, never of another suite.
+Results travel in each report's user_properties, so the accuracy table in the terminal summary
+is whole under pytest-xdist too.
 """
 from __future__ import annotations
 
@@ -27,16 +30,22 @@ SWEEP = "gelucheck-sweep"  # exhaustive chunk results, merged by the controller
 def pytest_addoption(parser):
     group = parser.getgroup("gelucheck")
     for name, env in OPTIONS.items():
-        group.addoption(f"--{name}", action="append", default=None,
+        group.addoption(f"--gelucheck-{name}", action="append", default=None,
                         help=f"{name}s to check (repeatable or comma separated; env {env})")
-    group.addoption("--budgets", default=None,
-                    help="budgets file (default: $GELUCHECK_BUDGETS or tests/budgets.toml)")
-    group.addoption("--sweep-range", default=None, metavar="START:STOP",
+    group.addoption("--gelucheck-impl", default=None, metavar="MOD:FN",
+                    help="also measure your own callable (e.g. mypkg.act:gelu); with no "
+                    "--gelucheck-backend, only it")
+    group.addoption("--gelucheck-framework", default="numpy", choices=["numpy", "torch"],
+                    help="what --gelucheck-impl takes and returns (default: numpy arrays)")
+    group.addoption("--gelucheck-budgets", default=None, metavar="FILE",
+                    help="budgets file (default: $GELUCHECK_BUDGETS, else gelucheck's own)")
+    group.addoption("--gelucheck-sweep-range", default=None, metavar="START:STOP",
                     help="exhaustive tests: float32 encodings to sweep (hex; default all)")
-    group.addoption("--sweep-json", default=None, metavar="FILE",
+    group.addoption("--gelucheck-sweep-json", default=None, metavar="FILE",
                     help="exhaustive tests: write the merged sweep result here")
-    group.addoption("--reference-dir", default=None,
-                    help="reference data folder (default: $GELUCHECK_REFERENCE or reference/)")
+    group.addoption("--gelucheck-reference-dir", default=None, metavar="DIR",
+                    help="reference data folder (default: $GELUCHECK_REFERENCE, else the "
+                    "data gelucheck ships)")
 
 
 def _sweep_results(chunks_by_function: dict[str, list[dict]], span) -> list[dict]:
@@ -58,11 +67,14 @@ def _sweep_results(chunks_by_function: dict[str, list[dict]], span) -> list[dict
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "exhaustive: one chunk of an exhaustive float32 sweep")
-    directory = config.getoption("--reference-dir")
+    directory = config.getoption("--gelucheck-reference-dir")
     if directory:
         os.environ["GELUCHECK_REFERENCE"] = directory
     config.pluginmanager.register(Collector(config), "gelucheck-collector")
-    _choices(config)  # a misspelt name is a usage error at once, not a collection error
+    for name in OPTIONS:  # an option given by name is checked at once (its env: when used)
+        if config.getoption(f"--gelucheck-{name}"):
+            _choices(config)
+            break
 
 
 def _choices(config) -> tuple[list[str], list, list]:
@@ -77,20 +89,42 @@ def _choices(config) -> tuple[list[str], list, list]:
 
 
 def selection(config, name: str, valid: list[str]) -> list[str]:
-    values = config.getoption(f"--{name}") or [os.environ.get(OPTIONS[name], "")]
+    given = config.getoption(f"--gelucheck-{name}")
+    values = given or [os.environ.get(OPTIONS[name], "")]
     chosen = [v.strip() for value in values for v in value.split(",") if v.strip()]
     bad = [v for v in chosen if v not in valid]
     if bad:
-        raise pytest.UsageError(f"unknown {name} {bad}; valid choices: {', '.join(valid)}")
-    return chosen or list(valid)
+        where = f"--gelucheck-{name}" if given else f"${OPTIONS[name]}"
+        raise pytest.UsageError(f"{where}: unknown {name} {bad}; valid choices: "
+                                f"{', '.join(valid)}")
+    return chosen
 
 
 def _selected_implementations(config):
-    from .backends import select
+    from .backends import load_user, select
+    from .functions import GELU
 
     backends, dtypes, functions = _choices(config)
-    chosen = select(backends, functions)
-    return chosen.implementations, dtypes, chosen.unavailable
+    spec = config.getoption("--gelucheck-impl")
+    if spec and not backends:
+        chosen = select([], functions)
+    else:
+        chosen = select(backends or None, functions or None)
+    if spec:
+        from .errors import UsageError
+
+        try:
+            chosen.implementations += [load_user(spec, f, config.getoption(
+                "--gelucheck-framework")) for f in functions or [GELU]]
+        except UsageError as exc:
+            raise pytest.UsageError(f"--gelucheck-impl: {exc}") from None
+    return chosen.implementations, dtypes or _all_formats(), chosen.unavailable
+
+
+def _all_formats():
+    from .formats import FORMATS
+
+    return list(FORMATS.values())
 
 
 def _skip_params(skipped, *marks):
@@ -125,7 +159,7 @@ def _sweep_params(metafunc):
 
     impls, _, skipped = _selected_implementations(metafunc.config)
     impls = [i for i in impls if FLOAT32 in i.dtypes]
-    span = parse_range(metafunc.config.getoption("--sweep-range"))
+    span = parse_range(metafunc.config.getoption("--gelucheck-sweep-range"))
     by_function = {}
     for i in impls:
         by_function.setdefault(i.function, []).append(i)
@@ -148,7 +182,8 @@ def gelucheck_budgets(request):
     from . import budgets
     from .backends import backend_names, select
 
-    path = request.config.getoption("--budgets") or os.environ.get("GELUCHECK_BUDGETS")
+    path = (request.config.getoption("--gelucheck-budgets")
+            or os.environ.get("GELUCHECK_BUDGETS"))
     loaded = budgets.load(path)
     for entry in budgets.stale_entries(loaded, select().implementations, backend_names()):
         warnings.warn(f"budgets {path or budgets.DEFAULT_PATH}: {entry} names no "
@@ -205,7 +240,7 @@ class Collector:
     def _sweep_summary(self, terminalreporter):
         from .sweep.runner import parse_range
 
-        span = parse_range(self.config.getoption("--sweep-range"))
+        span = parse_range(self.config.getoption("--gelucheck-sweep-range"))
         merged = _sweep_results(self.chunks, span)
         terminalreporter.section("gelucheck exhaustive float32 sweep")
         covered = {f: sum(c["stop"] - c["start"] for c in cs) for f, cs in self.chunks.items()}
@@ -219,7 +254,7 @@ class Collector:
                 f"{covered[function]:,} swept), max {f.max_ulp:.4g} ulp at {f.worst_input!r} "
                 f"({f.worst_input_hex}), mean {f.mean_ulp:.4g}, "
                 f"correctly rounded {r.correctly_rounded_fraction:.4%}")
-        path = self.config.getoption("--sweep-json")
+        path = self.config.getoption("--gelucheck-sweep-json")
         if path:
             jsonio.write(merged, path)
             terminalreporter.write_line(f"written to {path}")

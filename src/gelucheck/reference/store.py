@@ -29,10 +29,14 @@ FIELDS = ("rounded", "exact", "residual")
 
 
 def default_directory() -> Path:
-    """``$GELUCHECK_REFERENCE``, else the ``reference/`` folder of this source checkout."""
+    """``$GELUCHECK_REFERENCE``; else the data an installed wheel carries
+    (``gelucheck/data/reference``); else the ``reference/`` folder of this source checkout."""
     env = os.environ.get("GELUCHECK_REFERENCE")
     if env:
         return Path(env)
+    packaged = Path(__file__).resolve().parents[1] / "data" / "reference"
+    if packaged.is_dir():
+        return packaged
     return Path(__file__).resolve().parents[3] / "reference"
 
 

@@ -1,0 +1,25 @@
+"""The wheel carries the reference data: ``reference/`` (the source of truth in the repository,
+kept once) is copied into the built package as ``gelucheck/data/reference/``. Everything else
+is declared in pyproject.toml."""
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+REFERENCE = Path(__file__).parent / "reference"
+
+
+class BuildWithReference(build_py):
+    def run(self):
+        super().run()
+        if self.editable_mode:  # an editable install reads reference/ where it is
+            return
+        target = Path(self.build_lib) / "gelucheck" / "data" / "reference"
+        target.mkdir(parents=True, exist_ok=True)
+        for path in REFERENCE.iterdir():
+            if path.suffix in (".npz", ".json", ".csv"):
+                shutil.copy2(path, target / path.name)
+
+
+setup(cmdclass={"build_py": BuildWithReference})
