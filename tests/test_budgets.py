@@ -94,9 +94,26 @@ def test_write_and_read_back(tmp_path):
     b = _budgets(defects=["tail"], specials_failing=["+inf"])
     b.entries[("x:y", "phi", "float16")] = {"max_ulp": math.inf, "regions": {}}
     path = tmp_path / "b.toml"
-    path.write_text(budgets.dumps(b, budgets.HEADER))
+    budgets.write(path, b)
     again = budgets.load(path)
     assert again.entries == b.entries and again.defects == b.defects
+
+
+def test_rewriting_keeps_comments_and_writes_valid_toml_for_any_reason(tmp_path):
+    path = tmp_path / "b.toml"
+    path.write_text('# my note on the file\n[defects.tail]\nreason = "r"\n\n'
+                    '["be:impl".gelu.float32]  # measured on my laptop\nmax_ulp = 10.0\n'
+                    'regions = { "x<-5" = 10.0 }\n')
+    b = budgets.load(path)
+    b.defects["odd"] = {"reason": 'two lines\nwith "quotes" and a \\ backslash'}
+    b.entries[("be:impl", "gelu", "float32")]["max_ulp"] = 12.5
+    b.entries[("be:other", "phi", "float16")] = {"max_ulp": math.inf, "regions": {}}
+    budgets.write(path, b)
+    text = path.read_text()
+    assert "# my note on the file" in text and "# measured on my laptop" in text
+    again = budgets.load(path)  # valid TOML, whatever the reason holds
+    assert again.defects["odd"]["reason"] == b.defects["odd"]["reason"]
+    assert again.entries == b.entries
 
 
 def test_undefined_defect_is_an_error(tmp_path):

@@ -127,7 +127,7 @@ def test_an_implementation_that_mutates_its_input_is_its_own_error(tmp_path, cap
     status, results = _check_json(tmp_path, "--impl", spec, "--framework", framework,
                                   "--function", "gelu", "--function", "phi",
                                   "--dtype", "float16")
-    assert status == 0
+    assert status == 2
     assert all(r["error"] and "modified its input in place" in r["error"] for r in results)
     assert "ERROR user:" in capsys.readouterr().out
     # the stored inputs are intact: a correct implementation measured afterwards is exact
@@ -304,7 +304,7 @@ def test_a_missing_budgets_file_is_named(tmp_path, capsys):
 def test_a_hanging_or_crashing_implementation_is_its_own_error(tmp_path, capsys, spec, words):
     status, results = _check_json(tmp_path, "--impl", spec, "--timeout", "2",
                                   "--dtype", "float16", "--dtype", "bfloat16")
-    assert status == 0 and len(results) == 2
+    assert status == 2 and len(results) == 2
     assert all(words in r["error"] for r in results), [r["error"] for r in results]
 
 
@@ -314,3 +314,77 @@ def test_an_isolated_implementation_measures_the_same(tmp_path):
     status, isolated = _check_json(tmp_path, "--impl", "user_impls:gelu_float64_then_round",
                                    "--dtype", "bfloat16", "--isolate")
     assert status == 0 and direct[0]["max_ulp"] == isolated[0]["max_ulp"] <= 0.5
+
+
+# The CI gates of gelucheck check.
+
+def test_max_ulp_gates_overall_and_by_region(tmp_path, capsys):
+    assert main(["check", "--backend", "scipy", "--dtype", "float16", "--max-ulp", "0.5",
+                 "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["check", "--impl", "sweep_impls:planted", "--function", "gelu",
+                 "--dtype", "float32", "--max-ulp", "0.5", "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL user:sweep_impls:planted gelu float32: max ulp" in out
+    pytest.importorskip("torch", reason="torch is not installed")
+    torch_gelu = ["check", "--impl", "user_impls:torch_gelu", "--framework", "torch",
+                  "--dtype", "float16", "--no-progress"]  # 2.04 ulp at -4.09 (docs/design.md)
+    assert main([*torch_gelu, "--max-ulp", "x<-5=2", "--max-ulp=-5<=x<-1=2.5"]) == 0
+    assert main([*torch_gelu, "--max-ulp=-5<=x<-1=2"]) == 1
+    assert "in -5<=x<-1" in capsys.readouterr().out
+
+
+def test_specials_gate_on_request(capsys):
+    argv = ["check", "--backend", "scipy", "--function", "gelu", "--dtype", "float16",
+            "--max-ulp", "0.5", "--no-progress"]
+    assert main(argv) == 0
+    assert main([*argv, "--specials"]) == 1  # x·ndtr(x) at -inf is NaN; the limit is -0
+    assert "special input -inf: expected -0.0, computed nan" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("limit", ["-1", "abc", "x<-7=3"])
+def test_a_bad_limit_is_refused(limit, capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--backend", "scipy", f"--max-ulp={limit}"])
+    assert "--max-ulp" in capsys.readouterr().err
+
+
+def test_an_unavailable_backend_asked_for_by_name_is_an_error(capsys):
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is present: torch-cuda is available")
+    assert main(["check", "--backend", "torch-cuda", "--no-progress"]) == 2
+    assert "backend torch-cuda is unavailable" in capsys.readouterr().err
+
+
+def test_output_paths_are_checked_before_any_work(tmp_path, capsys):
+    blocked = tmp_path / "ro"
+    blocked.mkdir()
+    blocked.chmod(0o500)
+    import os
+
+    if os.access(blocked, os.W_OK):  # root ignores permission bits: use a file as the folder
+        (tmp_path / "file").write_text("")
+        blocked = tmp_path / "file"
+    assert main(["report", "--backend", "numpy", "--json", str(blocked / "sub" / "r.json"),
+                 "--no-progress"]) == 2
+    assert "--json" in capsys.readouterr().err
+    assert main(["report", "--backend", "numpy", "--markdown", str(tmp_path),
+                 "--no-progress"]) == 2
+    assert "is a folder" in capsys.readouterr().err
+    made = tmp_path / "new" / "deeper" / "r.json"
+    assert main(["check", "--backend", "numpy", "--dtype", "float16", "--json", str(made),
+                 "--no-progress"]) == 0
+    assert made.exists()
+
+
+def test_version_and_python_dash_m():
+    import subprocess
+    import sys
+
+    from gelucheck import __version__
+
+    done = subprocess.run([sys.executable, "-m", "gelucheck", "--version"], capture_output=True,
+                          text=True)
+    assert done.returncode == 0 and done.stdout.strip() == f"gelucheck {__version__}"
+    assert __version__ != "0+unknown"

@@ -1,2 +1,7 @@
 """gelucheck: how accurate is each GELU and Gaussian CDF, measured in ulps."""
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("gelucheck")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"

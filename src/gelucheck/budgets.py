@@ -12,6 +12,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import tomlkit
 import tomllib
 
 from .errors import UsageError
@@ -204,36 +205,41 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     return entry
 
 
-def _toml_value(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isinf(value):
-            return "inf" if value > 0 else "-inf"
-        return repr(value) if abs(value) < 1e6 else f"{value:.6g}"
-    if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+def _table(parent, key: str):
+    """parent[key] as a table, created as a dotted header ([a.b.c]) when missing."""
+    if key not in parent:
+        parent[key] = tomlkit.table(is_super_table=True)
+    return parent[key]
+
+
+def _value(value):
     if isinstance(value, dict):
-        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_value(v)}"
-                                for k, v in value.items()) + " }"
-    return repr(value)
+        inline = tomlkit.inline_table()
+        inline.update(value)
+        return inline
+    return value
 
 
-def _toml_key(key: str) -> str:
-    bare = key.replace("-", "").replace("_", "").isalnum() and key.isascii()
-    return key if bare else _toml_value(key)
-
-
-def dumps(budgets: Budgets, header: str = "") -> str:
-    lines = [header.rstrip(), ""] if header else []
+def write(path: str | Path, budgets: Budgets, header: str = HEADER) -> None:
+    """Write ``budgets`` to ``path`` with tomlkit. Into an existing file the figures are
+    written in place, so the comments and the order people gave it are kept; new entries
+    and defects are added at the end."""
+    path = Path(path)
+    if path.exists():
+        doc = tomlkit.parse(path.read_text())
+    else:
+        doc = tomlkit.document()
+        for line in header.splitlines():
+            doc.add(tomlkit.comment(line.removeprefix("# ").removeprefix("#")))
+        doc.add(tomlkit.nl())
+    defects = _table(doc, "defects")
     for name, defect in budgets.defects.items():
-        lines.append(f"[defects.{_toml_key(name)}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in defect.items()]
-        lines.append("")
-    for (impl, function, dtype), entry in sorted(budgets.entries.items()):
-        lines.append(f"[{_toml_key(impl)}.{_toml_key(function)}.{_toml_key(dtype)}]")
-        lines += [f"{k} = {_toml_value(v)}" for k, v in entry.items()]
-        lines.append("")
-    return "\n".join(lines)
+        if name not in defects:
+            defects[name] = {k: _value(v) for k, v in defect.items()}
+    for (impl, function, dtype), entry in budgets.entries.items():
+        table = _table(_table(_table(doc, impl), function), dtype)
+        for k in [k for k in table if k not in entry]:
+            del table[k]
+        for k, v in entry.items():
+            table[k] = _value(v)
+    path.write_text(tomlkit.dumps(doc))

@@ -44,9 +44,12 @@ def _add_reference(sub) -> None:
     verify = refsub.add_parser("verify", help="check reference/ against its manifest, mpmath "
                                "and Arb")
     verify.add_argument("--full", action="store_true", help="re-derive every stored value")
-    verify.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS))
-    verify.add_argument("--workers", type=_positive, default=2)
-    verify.add_argument("--directory", default=None)
+    verify.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS),
+                        help="a format to verify (repeatable; default: all)")
+    verify.add_argument("--workers", type=_positive, default=2,
+                        help="processes for the re-derivation (default: 2)")
+    verify.add_argument("--directory", default=None,
+                        help="the data to verify (default: the data in use)")
     verify.add_argument("--no-arb", action="store_true", help="skip the Arb cross-check")
 
 
@@ -90,7 +93,7 @@ def _add_selection(p, backend: bool = True) -> None:
     p.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
     p.add_argument("--budgets", metavar="FILE", help="judge the results against a budgets "
                    "file (exit 1 if any is worse)")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _add_user_options(p) -> None:
@@ -110,9 +113,19 @@ def _add_measure(sub) -> None:
     check = sub.add_parser("check", help="measure one backend or your own implementation")
     _add_selection(check, backend=False)
     who = check.add_mutually_exclusive_group(required=True)
-    who.add_argument("--backend", action="append", type=_choices("backend", backend_names()))
-    who.add_argument("--impl", metavar="MOD:FN", help="your callable, e.g. mypkg.act:gelu")
+    who.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
+                     help="a backend to measure (repeatable); an unavailable one is an error")
+    who.add_argument("--impl", metavar="MOD:FN", help="your callable, e.g. mypkg.act:gelu "
+                     "(imported from the current folder too)")
     _add_user_options(check)
+    check.add_argument("--max-ulp", action="append", default=[], metavar="[REGION=]N",
+                       type=_gate,
+                       help="exit 1 if the max ulp error exceeds N, overall or in a region "
+                       "(repeatable; e.g. 0.5, 'x<-5=1e3'); N <= 0.5 also fails results that "
+                       "are not correctly rounded")
+    check.add_argument("--specials", action="store_true",
+                       help="with --max-ulp: also exit 1 when a special input (±0, ±inf, NaN, "
+                       "±max, ±min subnormal) misses its limit")
     check.add_argument("--timeout", type=float, metavar="SECONDS",
                        help="run --impl in a child process; a call that takes longer is its "
                        "error (so is a crash of the child)")
@@ -122,8 +135,8 @@ def _add_measure(sub) -> None:
     _add_selection(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
     compare = sub.add_parser("compare", help="what got worse or better between two JSON reports")
-    compare.add_argument("old")
-    compare.add_argument("new")
+    compare.add_argument("old", help="the earlier JSON report")
+    compare.add_argument("new", help="the later JSON report")
     compare.add_argument("--fail-on-regression", action="store_true",
                          help="exit 1 when anything got worse")
     sweep = sub.add_parser("sweep", help="every float32 input (or a --range of encodings) of "
@@ -133,20 +146,32 @@ def _add_measure(sub) -> None:
     sweep.add_argument("--impl", action="append", default=[], metavar="MOD:FN",
                        help="your callable (repeatable)")
     _add_user_options(sweep)
-    sweep.add_argument("--function", required=True, type=_choices("function", FUNCTIONS))
+    sweep.add_argument("--function", required=True, type=_choices("function", FUNCTIONS),
+                       help="the function to sweep")
     sweep.add_argument("--dtype", default=FORMATS["float32"], type=_choices("dtype", FORMATS),
                        help="float32 (the only one to sweep)")
     sweep.add_argument("--range", metavar="START:STOP", help="hex encodings, STOP excluded "
                        "(default: all 2^32)")
     sweep.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
                        help="processes (default: the number of cores)")
-    sweep.add_argument("--json", metavar="FILE")
+    sweep.add_argument("--json", metavar="FILE", help="write the results as JSON")
     sweep.add_argument("--checkpoint", metavar="DIR", help="save each finished task here and "
                        "resume from it")
-    sweep.add_argument("--no-progress", action="store_true")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
     budgets = sub.add_parser("budgets", help="measure every available backend and (re)write "
-                             "the budgets file, keeping its recorded defects")
-    budgets.add_argument("--write", metavar="FILE", required=True)
+                             "the budgets file, keeping its recorded defects and comments")
+    budgets.add_argument("--write", metavar="FILE", required=True,
+                         help="the budgets file (gelucheck's own: "
+                         "src/gelucheck/data/budgets.toml)")
+
+
+def _gate(text: str):
+    from .gates import parse_limit
+
+    try:
+        return parse_limit(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _list(args) -> int:
@@ -170,41 +195,47 @@ def _selected(args) -> list:
     from .functions import GELU
 
     if getattr(args, "impl", None):
-        return [load_user(args.impl, f, args.framework, args.device, args.isolate,
-                          args.timeout) for f in args.function or [GELU]]
+        return [load_user(args.impl, f, args.framework, args.device,
+                          getattr(args, "isolate", False), getattr(args, "timeout", None))
+                for f in args.function or [GELU]]
     chosen = select(args.backend, args.function)
     for name, reason in chosen.unavailable:
+        if args.command == "check":  # asked for by name: it cannot be measured
+            raise UsageError(f"backend {name} is unavailable: {reason}")
         print(f"note: backend {name} is unavailable: {reason}", file=sys.stderr)
     return chosen.implementations
 
 
 def _measure(args, with_drift: bool) -> int:
     from . import budgets as budgets_mod
-    from . import matrix
-    from .report import jsonio, tables
+    from . import matrix, outputs
+    from .report import environment, jsonio, tables
     from .results import AccuracyResult
 
+    json_path = outputs.file(args.json, "--json")
+    markdown_path = outputs.file(args.markdown, "--markdown")
+    plots = outputs.folder(getattr(args, "plots", None), "--plots")
+    budgets = budgets_mod.load(args.budgets) if args.budgets else None
     impls = _selected(args)
     dtypes = args.dtype or list(FORMATS.values())
-    plots = getattr(args, "plots", None)
     results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
                          keep_errors=bool(plots))
-    print(tables.render(results))
+    env = environment.describe(results)
+    print(tables.render(results, environment=env))
+    failed = [r for r in results if r.failure]
+    for r in failed:
+        print(f"ERROR {r.label}: {r.failure.reason}")
     for r in results:
-        if r.failure:
-            print(f"ERROR {r.label}: {r.failure.reason}")
-        elif isinstance(r, AccuracyResult) and r.all_nan:
+        if isinstance(r, AccuracyResult) and r.all_nan:
             print(f"ALL NaN {r.identity.id} {r.identity.dtype}")
-    if args.json:
-        jsonio.write(results, args.json)
-    if args.markdown:
-        with open(args.markdown, "w") as fh:
-            fh.write(tables.render(results, "markdown"))
+    if json_path:
+        jsonio.write(results, json_path)
+    if markdown_path:
+        markdown_path.write_text(tables.render(results, "markdown", env))
     if plots:
         _plots(results, plots)
     status = 0
-    if args.budgets:
-        budgets = budgets_mod.load(args.budgets)
+    if budgets is not None:
         _warn_stale(budgets, args.budgets)
         for r in results:
             if not isinstance(r, AccuracyResult):
@@ -213,7 +244,27 @@ def _measure(args, with_drift: bool) -> int:
             if verdict.failed or verdict.better:
                 print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
             status |= verdict.failed
-    return status
+    status |= _gates(args, results)
+    return 2 if failed else status
+
+
+def _gates(args, results) -> int:
+    from .gates import breaches
+    from .results import AccuracyResult
+
+    limits = getattr(args, "max_ulp", [])
+    if not limits:
+        return 0
+    broken = 0
+    for r in results:
+        if isinstance(r, AccuracyResult):
+            for breach in breaches(r, limits, args.specials):
+                print(f"FAIL {r.label}: {breach}")
+                broken = 1
+    if not broken:
+        print("every result within --max-ulp" + (" and every special input at its limit"
+                                                  if args.specials else ""))
+    return broken
 
 
 def _warn_stale(budgets, path) -> None:
@@ -262,18 +313,21 @@ def _budgets(args) -> int:
         if r.failure is None:
             k = budgets_mod.key(r)
             new.entries[k] = budgets_mod.entry_from(r, old.entries.get(k))
-    path.write_text(budgets_mod.dumps(new, budgets_mod.HEADER))
+    budgets_mod.write(path, new)
     print(f"{len(results)} budgets written to {path}")
     return 0
 
 
 def _sweep(args) -> int:
+    from . import outputs
     from .backends import get_backend
     from .report import jsonio
     from .sweep.runner import check_dtype, parse_range, sweep
 
     check_dtype(args.dtype)
     span = parse_range(args.range)
+    json_path = outputs.file(args.json, "--json")
+    outputs.folder(args.checkpoint, "--checkpoint")
     specs = []
     for b in args.backend:
         name, _, impl = b.partition(":")
@@ -302,13 +356,16 @@ def _sweep(args) -> int:
               f"{r.wall_s:.1f} s ({r.n_evaluated / r.wall_s / 1e6:.1f} M inputs/s computed "
               f"now); "
               f"{r.n_slow_reference:,} needed mpmath")
-    if args.json:
-        jsonio.write(results, args.json)
-    return 0
+    if json_path:
+        jsonio.write(results, json_path)
+    return 2 if any(r.failure for r in results) else 0
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="gelucheck", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"gelucheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_reference(sub)
     _add_measure(sub)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .backends import Implementation, backend_version
 from .checks import accuracy, drift, minimum, specials
 from .formats import Format
-from .progress import Progress
+from .progress import bar as progress_bar
 from .results import AccuracyResult, DriftResult
 
 
@@ -28,20 +28,21 @@ def run(impls: list[Implementation], dtypes: list[Format], with_drift: bool = Tr
         keep_errors: bool = False) -> list[AccuracyResult | DriftResult]:
     todo = cases(impls, dtypes)
     pairs = drift.pairs(impls) if with_drift else []
-    bar = Progress(len(todo) + len(pairs) * len(dtypes), "measuring", enabled=progress)
+    bar = progress_bar(len(todo) + len(pairs) * len(dtypes), "measuring", progress,
+                       unit="case")
     results, minima = [], {}
     for impl, fmt in todo:
         result = evaluate(impl, fmt, keep_errors)
         results.append(result)
         if result.minimum is not None:
             minima[(impl.id, impl.function.name, fmt)] = result.minimum
-        bar.advance()
+        bar.update()
     if with_drift:
         for fmt in dtypes:
             results.append(drift.reference_drift(fmt))
             for exact, tanh in pairs:
                 if fmt in tanh.dtypes and (exact is None or fmt in exact.dtypes):
                     results.append(drift.backend_drift(exact, tanh, fmt, minima))
-                bar.advance()
+                bar.update()
     bar.close()
     return results

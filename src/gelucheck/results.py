@@ -150,8 +150,9 @@ class AccuracyResult:
     minimum: MinimumFinding | Failure | None = None
     specials: dict[str, SpecialOutcome] | Failure | None = None
     n_tried: int | None = None  # how many inputs a failed measurement was given
-    # per-input ulp errors, kept (not written) when a plot will be drawn from them
+    # per-input ulp errors and outputs, kept (not written) for plots and assertions
     errors: np.ndarray | None = field(default=None, repr=False, compare=False)
+    outputs: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     kind = "accuracy"
 

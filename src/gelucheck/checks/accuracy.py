@@ -68,5 +68,5 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
         max_abs_at=float(x[j]), regions=regions)
     result.all_nan = bool(np.all(np.isnan(y.astype(np.float64))))
     if keep_errors:
-        result.errors = errors
+        result.errors, result.outputs = errors, y
     return result

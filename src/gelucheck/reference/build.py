@@ -14,7 +14,7 @@ import numpy as np
 from ..errors import ReferenceDataError
 from ..formats import FLOAT64, FORMATS, Format, get_format
 from ..functions import FUNCTIONS
-from ..progress import Progress
+from ..progress import bar as progress_bar
 from . import arbref, mpref, store
 from .inputs import reference_inputs
 
@@ -42,17 +42,17 @@ def compute_table(fmt: Format, x: np.ndarray, workers: int, progress: bool = Tru
                   label: str | None = None) -> store.Table:
     bits = fmt.bits_of(x)
     chunks = [(fmt.name, bits[i:i + CHUNK]) for i in range(0, len(bits), CHUNK)]
-    bar = Progress(len(bits), label or f"reference {fmt.name}", enabled=progress)
+    bar = progress_bar(len(bits), label or f"reference {fmt.name}", progress, unit="input")
     parts = []
     if workers <= 1:
         for chunk in chunks:
             parts.append(evaluate_chunk(chunk))
-            bar.advance(len(chunk[1]))
+            bar.update(len(chunk[1]))
     else:
         with multiprocessing.get_context("spawn").Pool(workers) as pool:
             for chunk, part in zip(chunks, pool.imap(evaluate_chunk, chunks)):
                 parts.append(part)
-                bar.advance(len(chunk[1]))
+                bar.update(len(chunk[1]))
     bar.close()
     arrays = {"x": bits.copy()}
     for name in store.array_names()[1:]:

@@ -53,8 +53,10 @@ def loads(text: str) -> list[Result]:
 
 
 def report_text(results: list[Result]) -> str:
+    from .environment import describe
+
     document = {"schema_version": SCHEMA_VERSION, "gelucheck": __version__,
-                "results": [r.to_json() for r in results]}
+                "environment": describe(results), "results": [r.to_json() for r in results]}
     return json.dumps(_clean(document), indent=1, allow_nan=False) + "\n"
 
 

@@ -74,6 +74,21 @@ def drift_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def worst_rows(results: list) -> tuple[list[str], list[list]]:
+    """Where each implementation is worst: the input (value and encoding) and both values."""
+    header = ["implementation", "function", "dtype", "max ulp", "worst x", "hex", "computed",
+              "exact", "not correctly rounded"]
+    body = []
+    for r in _measured(results):
+        f = r.figures
+        if f is None or f.max_ulp == 0:
+            continue
+        body.append([r.identity.id, r.identity.function, r.identity.dtype, fmt_max(f),
+                     f"{f.worst_input:.9g}", f.worst_input_hex, f"{f.computed:.9g}",
+                     f"{f.exact:.9g}", f"{f.not_correctly_rounded:,} of {f.n_inputs:,}"])
+    return header, body
+
+
 def minimum_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "plateau", "x* on it", "min value",
               "ulp error"]
@@ -120,18 +135,28 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     out = [("Max / mean ulp error, all inputs", accuracy_rows(results))]
     for name, _, _ in REGIONS:
         out.append((f"Max / mean ulp error, {name}", accuracy_rows(results, name)))
+    out.append(("Worst inputs", worst_rows(results)))
     out.append(("GELU's negative minimum", minimum_rows(results)))
     out.append(("Special inputs that miss their limit", special_rows(results)))
     out.append(("Drift of the tanh form from exact GELU", drift_rows(results)))
     return out
 
 
-def render(results: list, style: str = "plain") -> str:
-    draw = markdown if style == "markdown" else plain
+def render(results: list, style: str = "plain", environment: dict | None = None) -> str:
+    """The report as text or Markdown; with ``environment``, a header that says where it was
+    measured. Markdown sections fold (<details>) so the page pastes into an issue."""
+    from .environment import one_line
+
     parts = []
+    if environment:
+        parts.append(f"# gelucheck accuracy report\n\n{one_line(environment)}"
+                     if style == "markdown" else one_line(environment))
     for title, (header, body) in sections(results):
         if not body:
             continue
-        parts.append(f"## {title}\n\n{draw(header, body)}" if style == "markdown"
-                     else f"{title}\n{draw(header, body)}")
+        if style == "markdown":
+            parts.append(f"<details open><summary><b>{title}</b></summary>\n\n"
+                         f"{markdown(header, body)}\n\n</details>")
+        else:
+            parts.append(f"{title}\n{plain(header, body)}")
     return "\n\n".join(parts) + "\n"

@@ -14,7 +14,7 @@ from ..backends import Implementation, backend_version, find, load_user
 from ..errors import UsageError
 from ..formats import FLOAT32, Format
 from ..functions import Function, get_function
-from ..progress import Progress
+from ..progress import bar as progress_bar
 from ..results import SweepResult
 from .checkpoint import Checkpoint
 from .chunk import evaluate, finite_ranges, hex32
@@ -152,14 +152,15 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     saved = {t: store.done(t) for t in todo}
     finished = [r for r in saved.values() if r is not None]
     pending = [t for t, r in saved.items() if r is None]
-    bar = Progress(sum(b - a for a, b in todo), f"sweep {function.name}", enabled=progress)
-    bar.advance(sum(r["stop"] - r["start"] for r in finished))
+    bar = progress_bar(sum(b - a for a, b in todo), f"sweep {function.name}", progress,
+                       unit="input")
+    bar.update(sum(r["stop"] - r["start"] for r in finished))
     start = time.perf_counter()
 
     def done(result: dict) -> None:
         store.save(result)
         finished.append(result)
-        bar.advance(result["stop"] - result["start"])
+        bar.update(result["stop"] - result["start"])
 
     if workers == 1 or len(pending) <= 1:
         _init_worker(specs, function.name)

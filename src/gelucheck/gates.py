@@ -1,0 +1,61 @@
+"""``gelucheck check --max-ulp``: a limit on the ulp error, overall or per region, that a CI
+job can fail on. A limit of 0.5 means "correctly rounded" and is judged by the rounded
+values themselves, so a result a hair from a tie that scores exactly 0.5 still fails it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .checks.regions import REGIONS
+from .errors import UsageError, choose
+from .report.tables import fmt_ulp
+from .results import AccuracyResult
+
+OVERALL = "all"
+
+
+@dataclass(frozen=True)
+class Limit:
+    region: str  # a region name, or OVERALL
+    max_ulp: float
+
+
+def parse_limit(text: str) -> Limit:
+    """"N" (every input) or "REGION=N", e.g. "x<-5=1e3"."""
+    region, sep, number = text.rpartition("=")
+    region = region if sep else OVERALL
+    try:
+        value = float(number)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0:
+        raise UsageError(f"--max-ulp {text!r}: expected N or REGION=N with N >= 0, e.g. 0.5 or "
+                         "'x<-5=1e3'")
+    if region != OVERALL:
+        choose("region", region, [name for name, _, _ in REGIONS])
+    return Limit(region, value)
+
+
+def breaches(result: AccuracyResult, limits: list[Limit], specials: bool) -> list[str]:
+    """What in one result breaks the limits, each with its worst case; [] when it holds."""
+    out = []
+    f = result.figures
+    if f is None:
+        return out
+    for limit in limits:
+        figures = f if limit.region == OVERALL else f.region(limit.region)
+        if figures is None:
+            continue
+        wrong = figures.not_correctly_rounded if limit.max_ulp <= 0.5 else 0
+        if figures.max_ulp > limit.max_ulp or wrong:
+            where = "" if limit.region == OVERALL else f" in {limit.region}"
+            count = f" ({wrong} not correctly rounded)" if wrong else ""
+            out.append(f"max ulp{where} {fmt_ulp(figures.max_ulp)} > {limit.max_ulp:g}{count}; "
+                       f"worst x = {figures.worst_input!r} ({figures.worst_input_hex})"
+                       + (f": computed {f.computed!r}, exact {f.exact!r}"
+                          if limit.region == OVERALL else ""))
+    if specials:
+        for label in result.failing_specials:
+            s = result.specials[label]
+            out.append(f"special input {label}: expected {s.expected!r}, computed "
+                       f"{s.computed!r}")
+    return out

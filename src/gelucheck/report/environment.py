@@ -1,0 +1,38 @@
+"""Where a report was measured: gelucheck, Python, the platform, each backend's version (torch
+with the CPU capability it dispatched to) and the reference data used. Figures differ by any
+of these, so every report carries them."""
+from __future__ import annotations
+
+import hashlib
+import platform
+
+from .. import __version__
+from ..results import AccuracyResult, SweepResult
+
+
+def _reference_digest() -> str | None:
+    from ..reference import store
+
+    try:
+        return hashlib.sha256((store.default_directory() / store.MANIFEST).read_bytes()
+                              ).hexdigest()[:16]
+    except OSError:
+        return None
+
+
+def describe(results: list) -> dict:
+    backends = {}
+    for r in results:
+        if isinstance(r, AccuracyResult | SweepResult) and r.identity.backend_version:
+            backends.setdefault(r.identity.backend, r.identity.backend_version)
+    return {"gelucheck": __version__, "python": platform.python_version(),
+            "platform": platform.platform(), "machine": platform.machine(),
+            "backends": backends, "reference_manifest_sha256": _reference_digest()}
+
+
+def one_line(env: dict) -> str:
+    parts = [f"gelucheck {env['gelucheck']}", f"Python {env['python']}", env["platform"]]
+    parts += [f"{name} {version}" for name, version in env["backends"].items()]
+    if env.get("reference_manifest_sha256"):
+        parts.append(f"reference manifest {env['reference_manifest_sha256']}")
+    return " · ".join(parts)

@@ -1,0 +1,115 @@
+"""Assertions for a project's own tests: is my GELU (or Φ) as accurate as I claim?
+
+    from gelucheck.testing import assert_max_ulp
+
+    def test_my_gelu():
+        assert_max_ulp(my_gelu, "gelu", "bfloat16", 0.5)
+
+Each measures the callable over every finite input of a 16-bit format, or the stored
+stratified sample of float32/float64, against the correctly rounded reference, and raises
+``AssertionError`` with the worst case when the claim does not hold.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .backends import Implementation
+from .backends.tensors import tensor_kernel, torch_availability
+from .checks import accuracy, data, minimum, regions
+from .checks.specials import check as check_specials
+from .errors import UsageError, choose
+from .formats import Format, get_format
+from .functions import Function, get_function
+from .results import MinimumFinding
+
+__all__ = ["assert_max_ulp", "assert_minimum"]
+
+
+def _implementation(fn: Callable, function: Function, framework: str,
+                    device: str) -> Implementation:
+    choose("framework", framework, ("numpy", "torch"))
+    choose("device", device, ("cpu", "cuda"))
+    kernel = fn
+    if framework == "torch":
+        ok, reason, _ = torch_availability(device)
+        if not ok:
+            raise UsageError(f"framework torch on {device}: {reason}")
+        kernel = tensor_kernel(fn, device)
+    elif device != "cpu":
+        raise UsageError(f"device {device} needs framework='torch'")
+    name = getattr(fn, "__qualname__", repr(fn))
+    return Implementation("user", name, function, kernel, device=device)
+
+
+def _region_mask(x: np.ndarray, region: str | None) -> np.ndarray:
+    if region is None:
+        return np.ones(len(x), dtype=bool)
+    bounds = {name: (lo, hi) for name, lo, hi in regions.REGIONS}
+    lo, hi = choose("region", region, bounds)
+    return regions.mask(x, lo, hi)
+
+
+def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
+                   max_ulp: float, *, framework: str = "numpy", device: str = "cpu",
+                   region: str | None = None, specials: bool = True) -> None:
+    """Assert that ``fn`` computes ``function`` in ``dtype`` within ``max_ulp`` ulps (0.5:
+    correctly rounded) on every stored input (of ``region`` only, e.g. "x<-5", if given),
+    and, with ``specials``, meets the limits at ±0, ±inf, NaN, ±max and ±min subnormal."""
+    function, fmt = get_function(function), get_format(dtype)
+    impl = _implementation(fn, function, framework, device)
+    result = accuracy.measure(impl, fmt, keep_errors=True)
+    if result.failure:
+        raise AssertionError(f"{impl.name} {function.name} {fmt.name}: "
+                             f"{result.failure.reason}")
+    tab = data.table(fmt)
+    x = tab.x
+    where = _region_mask(x, region)
+    errors = np.where(where, result.errors, -1.0)
+    over = np.flatnonzero(errors > max_ulp)
+    if max_ulp <= 0.5:  # correct rounding: decided by the value, not a 0.5 score
+        over = np.flatnonzero(where & ~accuracy.correctly_rounded(result.outputs,
+                                                                  tab.rounded(function)))
+    if over.size:
+        i = int(over[np.argmax(result.errors[over])])
+        raise AssertionError(
+            f"{impl.name} {function.name} {fmt.name}"
+            + (f" in {region}" if region else "")
+            + f": {over.size} of {int(where.sum())} inputs exceed {max_ulp:g} ulp"
+            + (" (not correctly rounded)" if max_ulp <= 0.5 else "")
+            + f"; worst x = {float(x[i])!r} ({fmt.hex(x[i])}): computed "
+            f"{float(result.outputs[i])!r}, correctly rounded {float(tab.rounded(function)[i])!r}"
+            f", {float(result.errors[i]):.4g} ulp")
+    if specials:
+        found = check_specials(impl, fmt)
+        wrong = [f"{label}: expected {s.expected!r}, computed {s.computed!r}"
+                 for label, s in found.items() if not s.ok]
+        if wrong:
+            raise AssertionError(f"{impl.name} {function.name} {fmt.name}: special inputs "
+                                 "that miss their limit - " + "; ".join(wrong))
+
+
+def assert_minimum(fn: Callable, dtype: str | Format, *, function: str | Function = "gelu",
+                   max_ulp: float = 0.5, framework: str = "numpy",
+                   device: str = "cpu") -> MinimumFinding:
+    """Assert that the correctly rounded x* lies on the plateau of ``fn``'s smallest outputs
+    and that the smallest output is within ``max_ulp`` of GELU(x*) (or the tanh form's).
+    Returns what was found."""
+    function, fmt = get_function(function), get_format(dtype)
+    if not function.has_minimum:
+        raise UsageError(f"{function.name} has no negative minimum; valid: gelu, gelu_tanh")
+    impl = _implementation(fn, function, framework, device)
+    found = minimum.check(impl, fmt)
+    if not isinstance(found, MinimumFinding):
+        raise AssertionError(f"{impl.name} {function.name} {fmt.name}: {found.reason}")
+    problems = []
+    if not found.true_argmin_on_plateau:
+        problems.append(f"x* = {found.x_star_rounded!r} is not on the plateau of smallest "
+                        f"outputs [{found.plateau_lo!r}, {found.plateau_hi!r}]")
+    if found.value_ulp_error > max_ulp:
+        problems.append(f"the smallest output {found.value!r} is {found.value_ulp_error:.4g} ulp "
+                        f"from the minimum {found.exact_value!r} (allowed {max_ulp:g})")
+    if problems:
+        raise AssertionError(f"{impl.name} {function.name} {fmt.name}: " + "; ".join(problems))
+    return found

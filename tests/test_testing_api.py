@@ -1,0 +1,62 @@
+"""gelucheck.testing: the assertions a project puts in its own tests."""
+import numpy as np
+import pytest
+from scipy import special
+
+from gelucheck.formats import narrow
+from gelucheck.testing import assert_max_ulp, assert_minimum
+
+
+def gelu_rounded_once(x):
+    """x·ndtr(x) in float64, rounded once into x's format."""
+    wide = x.astype(np.float64)
+    return narrow(wide * special.ndtr(wide), x.dtype.name)
+
+
+def gelu_off_by_one(x):
+    """One ulp up wherever x > 1: a planted error a user could make."""
+    y = gelu_rounded_once(x)
+    return np.where(x > 1, np.nextafter(y, np.asarray(np.inf, y.dtype)), y).astype(x.dtype)
+
+
+def test_a_correctly_rounded_gelu_passes_in_float16():
+    assert_max_ulp(gelu_rounded_once, "gelu", "float16", 0.5, specials=False)
+
+
+def test_a_wrong_gelu_fails_naming_the_worst_input():
+    with pytest.raises(AssertionError) as info:
+        assert_max_ulp(gelu_off_by_one, "gelu", "float16", 0.5, specials=False)
+    message = str(info.value)
+    # every float16 x with 1 < x <= 65504 is one ulp off (at 65504 the step goes to inf)
+    n_above_one = 0x7C00 - 0x3C01
+    assert f"{n_above_one} of 63488 inputs exceed 0.5 ulp" in message
+    assert "worst x = " in message and "0x" in message and "correctly rounded" in message
+
+
+def test_a_region_limits_the_claim():
+    assert_max_ulp(gelu_off_by_one, "gelu", "float16", 0.5, region="-1<=x<0", specials=False)
+    with pytest.raises(AssertionError, match="in 1<=x<5"):
+        assert_max_ulp(gelu_off_by_one, "gelu", "float16", 0.5, region="1<=x<5",
+                       specials=False)
+
+
+def test_a_special_input_that_misses_its_limit_fails():
+    """x·ndtr(x) at x = -inf is -inf·0 = NaN; the limit is -0."""
+    with pytest.raises(AssertionError, match=r"-inf: expected -0.0, computed nan"):
+        assert_max_ulp(gelu_rounded_once, "gelu", "float16", 0.5)
+
+
+def test_a_torch_callable():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    assert_max_ulp(lambda t: torch.nn.functional.gelu(t), "gelu", "float16", 2.1,
+                   framework="torch", specials=False)
+    with pytest.raises(AssertionError, match="exceed 2 ulp"):
+        assert_max_ulp(lambda t: torch.nn.functional.gelu(t), "gelu", "float16", 2.0,
+                       framework="torch", specials=False)
+
+
+def test_assert_minimum():
+    found = assert_minimum(gelu_rounded_once, "float32")
+    assert found.plateau_lo <= -0.7517915 <= found.plateau_hi
+    with pytest.raises(AssertionError, match="not on the plateau"):
+        assert_minimum(lambda x: gelu_rounded_once(x + np.asarray(0.01, x.dtype)), "float32")

@@ -1,0 +1,123 @@
+"""gelucheck as another project meets it: a wheel built from this tree, installed into a fresh
+virtual environment, used from a folder outside the repository. Marked ``wheel`` (it builds
+and installs, a minute or two); .ci/run runs it after the main suite."""
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.wheel
+ROOT = Path(__file__).resolve().parents[1]
+
+USER_MODULE = '''
+import numpy as np
+from scipy import special
+
+from gelucheck.formats import narrow
+
+
+def gelu(x):
+    wide = x.astype(np.float64)
+    return narrow(wide * special.ndtr(wide), x.dtype.name)
+
+
+def gelu_off_by_one(x):
+    y = gelu(x)
+    return np.where(x > 1, np.nextafter(y, np.asarray(np.inf, y.dtype)), y).astype(x.dtype)
+'''
+
+USER_TESTS = '''
+import pytest
+from mymod import gelu, gelu_off_by_one
+
+from gelucheck.testing import assert_max_ulp
+
+
+def test_correct():
+    assert_max_ulp(gelu, "gelu", "float16", 0.5, specials=False)
+
+
+def test_wrong():
+    with pytest.raises(AssertionError, match="worst x = "):
+        assert_max_ulp(gelu_off_by_one, "gelu", "float16", 0.5, specials=False)
+
+
+def test_own_option(request):
+    assert request.config.getoption("--backend") == "mine"
+'''
+
+USER_CONFTEST = '''
+def pytest_addoption(parser):
+    parser.addoption("--backend", default="mine")
+'''
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    """(python, gelucheck) of a fresh venv holding the wheel and its dependencies."""
+    build = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(build),
+                    str(ROOT)], check=True)
+    (wheel,) = build.glob("gelucheck-*.whl")
+    env = tmp_path_factory.mktemp("venv")
+    venv.create(env, with_pip=True)
+    python = env / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "-q", str(wheel), "pytest"],
+                   check=True)
+    return python, env / "bin" / "gelucheck", wheel
+
+
+@pytest.fixture
+def project(tmp_path):
+    (tmp_path / "mymod.py").write_text(USER_MODULE)
+    (tmp_path / "test_user.py").write_text(USER_TESTS)
+    (tmp_path / "conftest.py").write_text(USER_CONFTEST)
+    return tmp_path
+
+
+def _run(cmd, cwd):
+    return subprocess.run([str(c) for c in cmd], capture_output=True, text=True, cwd=cwd,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)})
+
+
+def test_the_wheel_carries_its_data(installed):
+    import zipfile
+
+    names = zipfile.ZipFile(installed[2]).namelist()
+    for name in ("float16.npz", "float32.npz", "manifest.json"):
+        assert f"gelucheck/data/reference/{name}" in names
+    assert "gelucheck/data/budgets.toml" in names
+
+
+def test_check_from_another_folder(installed, project):
+    python, gelucheck, _ = installed
+    done = _run([gelucheck, "check", "--backend", "scipy", "--dtype", "float16",
+                 "--max-ulp", "0.5", "--no-progress"], project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    done = _run([gelucheck, "check", "--impl", "mymod:gelu_off_by_one", "--function", "gelu",
+                 "--dtype", "float16", "--max-ulp", "0.5", "--no-progress"], project)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL user:mymod:gelu_off_by_one gelu float16: max ulp" in done.stdout
+    assert "worst x = " in done.stdout
+
+
+def test_report_and_verify_from_another_folder(installed, project):
+    python, gelucheck, _ = installed
+    done = _run([gelucheck, "report", "--backend", "numpy", "--dtype", "bfloat16",
+                 "--no-progress"], project)
+    assert done.returncode == 0, done.stderr
+    done = _run([gelucheck, "reference", "verify", "--dtype", "float16", "--no-arb"], project)
+    assert done.returncode == 0 and "reference data OK" in done.stdout, done.stdout
+
+
+def test_pytest_in_the_users_project(installed, project):
+    python, _, _ = installed
+    done = _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"], project)
+    assert done.returncode == 0 and "3 passed" in done.stdout, done.stdout + done.stderr
+    done = _run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--pyargs",
+                 "gelucheck.suite", "--gelucheck-impl", "mymod:gelu", "--gelucheck-function",
+                 "gelu", "--gelucheck-dtype", "float16", "-rs"], project)
+    assert "no budget is recorded" in done.stdout, done.stdout + done.stderr
+    assert done.returncode == 0, done.stdout
