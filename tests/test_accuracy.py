@@ -11,6 +11,7 @@ from gelucheck.functions import GELU
 from gelucheck.results import AccuracyResult, DriftResult
 from gelucheck.suite.test_matrix import (  # noqa: F401 - collected here too
     test_minimum,
+    test_sign,
     test_specials,
     test_tanh_drift,
     test_ulp,

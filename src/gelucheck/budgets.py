@@ -16,7 +16,7 @@ import tomlkit
 import tomllib
 
 from .errors import UsageError
-from .results import AccuracyResult, MinimumFinding
+from .results import AccuracyResult, MinimumFinding, SignFinding
 
 HEADER = """\
 # gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
@@ -127,6 +127,13 @@ class Verdict:
         return "; ".join(lines)
 
 
+def _compare_counts(what: str, measured: int, budget: int, verdict: Verdict) -> None:
+    if measured > budget:
+        verdict.worse.append(f"{what}: {measured} > {budget}")
+    elif measured < budget:
+        verdict.better.append(f"{what}: {measured} < {budget}")
+
+
 def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -> None:
     if measured > budget and not (math.isinf(measured) and math.isinf(budget)):
         verdict.worse.append(f"{what} {measured:.4g} > {budget:.4g}")
@@ -134,7 +141,7 @@ def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -
         verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
 
 
-PARTS = ("ulp", "specials", "minimum")
+PARTS = ("ulp", "specials", "minimum", "sign")
 
 
 def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
@@ -147,7 +154,7 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
         verdict.missing = True
         return verdict
     held = {"ulp": result.figures is not None, "minimum": result.minimum is not None,
-            "specials": result.specials is not None}
+            "specials": result.specials is not None, "sign": result.sign is not None}
     verdict.defects = [d for d in entry.get("defects", [])
                        if any(held[p] for p in budgets.defects[d].get("affects", PARTS))]
     if result.failure:
@@ -176,6 +183,12 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
             verdict.worse.append("x* no longer on the plateau of smallest outputs")
         elif now and not was:
             verdict.better.append("x* now on the plateau of smallest outputs")
+    if isinstance(result.sign, SignFinding) and "wrong_sign" in entry:
+        _compare_counts("results of the wrong sign or falsely zero",
+                        result.sign.n_wrong_sign + result.sign.n_false_zero,
+                        entry["wrong_sign"], verdict)
+        if entry.get("x_star_in_crossing") and not result.sign.x_star_in_crossing:
+            verdict.worse.append("the computed derivative no longer changes sign at x*")
     if isinstance(result.specials, dict) and "specials_failing" in entry:
         failing = set(result.failing_specials)
         recorded = set(entry["specials_failing"])
@@ -198,6 +211,9 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
         entry["true_argmin_on_plateau"] = result.minimum.true_argmin_on_plateau
     if isinstance(result.specials, dict):
         entry["specials_failing"] = sorted(result.failing_specials)
+    if isinstance(result.sign, SignFinding):
+        entry["wrong_sign"] = result.sign.n_wrong_sign + result.sign.n_false_zero
+        entry["x_star_in_crossing"] = result.sign.x_star_in_crossing
     if old and old.get("defects"):
         entry["defects"] = old["defects"]
         entry["evidence"] = (f"worst x = {f.worst_input!r} ({f.worst_input_hex}): "

@@ -104,6 +104,9 @@ def _add_user_options(p) -> None:
                    help="what your callable takes and returns (default: numpy arrays)")
     p.add_argument("--device", default="cpu", type=_choices("device", DEVICES),
                    help="where its tensors live (cuda needs --framework torch)")
+    p.add_argument("--autograd", action="store_true",
+                   help="your callable is the forward function: measure its derivative by "
+                   "torch autograd (--framework torch, --function gelu_grad and the like)")
 
 
 def _add_measure(sub) -> None:
@@ -196,9 +199,14 @@ def _selected(args) -> list:
 
     if getattr(args, "impl", None):
         return [load_user(args.impl, f, args.framework, args.device,
-                          getattr(args, "isolate", False), getattr(args, "timeout", None))
-                for f in args.function or [GELU]]
+                          getattr(args, "isolate", False), getattr(args, "timeout", None),
+                          args.autograd) for f in args.function or [GELU]]
     chosen = select(args.backend, args.function)
+    for name, function, reason in chosen.not_applicable:
+        print(f"note: {name} has no {function}: {reason}", file=sys.stderr)
+    if args.function and not chosen.implementations and not chosen.unavailable:
+        raise UsageError("nothing to measure: no selected backend computes "
+                         f"{', '.join(f.name for f in args.function)}")
     for name, reason in chosen.unavailable:
         if args.command == "check":  # asked for by name: it cannot be measured
             raise UsageError(f"backend {name} is unavailable: {reason}")
@@ -339,7 +347,8 @@ def _sweep(args) -> int:
         specs += [{"kind": "builtin", "impl": f"{name}:{n}", "function": args.function.name}
                   for n in names]
     specs += [{"kind": "user", "impl": spec, "function": args.function.name,
-               "framework": args.framework, "device": args.device} for spec in args.impl]
+               "framework": args.framework, "device": args.device, "autograd": args.autograd}
+              for spec in args.impl]
     if not specs:
         raise UsageError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")
     results = sweep(specs, args.function, span, args.workers, args.checkpoint,

@@ -1,8 +1,9 @@
 """The functions gelucheck measures: one table, one row per function.
 
 Everything that differs between functions - the mpmath formula, the limits at ±inf and NaN,
-the sign of f(-0), the function a form approximates, whether it has GELU's negative minimum -
-is a field of its row, so that code asks the row instead of switching on names.
+the sign of f(-0), the side from which the exact value approaches a limit it rounds to, the
+function a form approximates or differentiates, whether it has GELU's negative minimum - is
+a field or method of its row, so that code asks the row instead of switching on names.
 """
 from __future__ import annotations
 
@@ -16,6 +17,17 @@ from .reference import mpformulas
 # Families: the shape of a function that the reference's special cases rely on.
 CDF = "cdf"  # 0 at -inf, 1/2 at 0, 1 at +inf, always positive
 X_TIMES_CDF = "x*cdf"  # x times a CDF: -0 at -inf, x/2 near 0, x at +inf, the sign of x
+DERIVATIVE = "derivative"  # of an x*cdf: below 0 far left, 1/2 at 0, above 1 far right
+PDF = "pdf"  # a density: positive, 0 at ±inf, largest at 0
+
+_LIMITS = {CDF: (0.0, 1.0), X_TIMES_CDF: (-0.0, math.inf), DERIVATIVE: (-0.0, 1.0),
+           PDF: (0.0, 0.0)}
+# The side of the exact value from the rounded one when the working precision cannot see the
+# difference: (small |x|, far left, far right). "x": the sign of x (1/2 + c·x). Φ is above 0
+# and below 1; x·Φ is x/2 plus a positive term near 0 and below its limits far out; GELU′ is
+# 1/2 + 2φ(0)x near 0, below 0 far left (Φ < |x|φ) and above 1 far right; φ is positive.
+_SIDES = {CDF: ("x", 1.0, -1.0), X_TIMES_CDF: (1.0, -1.0, -1.0),
+          DERIVATIVE: ("x", -1.0, 1.0), PDF: (-1.0, 1.0, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -27,17 +39,39 @@ class Function:
     # the derivative in mpmath, for the minimum (None: the function has no interior minimum)
     mp_derivative: Callable | None = field(default=None, repr=False, compare=False)
     approximates: str | None = None  # the tanh form approximates exact GELU
+    derivative_of: str | None = None  # gelu_grad is the derivative of gelu
+    # Where terms cancel (GELU′ near x*): the size of the terms, which the error of the
+    # working precision is relative to. None: relative to the value itself.
+    mp_scale: Callable | None = field(default=None, repr=False, compare=False)
+    # The derivative of mp, where it changes sign (GELU′ at its maximum, x = √2).
+    mp_slope: Callable | None = field(default=None, repr=False, compare=False)
 
     @property
     def limits(self) -> dict[str, float]:
         """The values at the non-finite inputs (docs/design.md, Inputs)."""
-        if self.family == CDF:
-            return {"+inf": 1.0, "-inf": 0.0, "nan": math.nan}
-        return {"+inf": math.inf, "-inf": -0.0, "nan": math.nan}
+        left, right = _LIMITS[self.family]
+        return {"+inf": right, "-inf": left, "nan": math.nan}
 
-    def at_zero_is_negative(self, x: float) -> bool:
-        """f(-0) = -0 for x·Φ(x) (IEEE keeps the sign of the factor x); Φ(±0) = 1/2."""
-        return self.family == X_TIMES_CDF and x == 0 and math.copysign(1.0, x) < 0
+    def zero_is_negative(self, x: float) -> bool:
+        """Whether a zero result at x is -0: x·Φ(x) keeps the sign of x (IEEE: f(-0) = -0,
+        and the far-left tail is negative), GELU′ is negative far left; Φ and φ are not."""
+        if self.family == X_TIMES_CDF:
+            return math.copysign(1.0, x) < 0
+        return self.family == DERIVATIVE and x < 0
+
+    def saturated(self, x: float) -> float:
+        """The value every format rounds f(x) to once |x| >= 64, where f is its limit to far
+        below any quantum: x itself for x·Φ far right, else the limit at that side."""
+        if self.family == X_TIMES_CDF and x > 0:
+            return x
+        return self.limits["-inf" if x < 0 else "+inf"]
+
+    def residual_side(self, x: float) -> float:
+        """The sign of (exact - rounded) where the difference is too small to see."""
+        small, left, right = _SIDES[self.family]
+        if abs(x) < 1:
+            return x if small == "x" else small
+        return left if x < 0 else right
 
     @property
     def has_minimum(self) -> bool:
@@ -53,8 +87,25 @@ GELU = Function("gelu", "exact GELU x·Φ(x)", X_TIMES_CDF, mpformulas.gelu,
 GELU_TANH = Function("gelu_tanh", "tanh approximation 0.5·x·(1+tanh(√(2/π)(x+0.044715x³)))",
                      X_TIMES_CDF, mpformulas.gelu_tanh, mpformulas.gelu_tanh_prime,
                      approximates="gelu")
+PHI_GRAD = Function("phi_grad", "Gaussian density φ(x) = exp(-x²/2)/√(2π) = Φ′(x)", PDF,
+                    mpformulas.phi_prime, derivative_of="phi")
+GELU_GRAD = Function("gelu_grad", "GELU′(x) = Φ(x) + x·φ(x)", DERIVATIVE,
+                     mpformulas.gelu_prime, derivative_of="gelu",
+                     mp_scale=mpformulas.gelu_prime_scale, mp_slope=mpformulas.gelu_prime2)
+GELU_TANH_GRAD = Function("gelu_tanh_grad", "derivative of the tanh form", DERIVATIVE,
+                          mpformulas.gelu_tanh_prime, approximates="gelu_grad",
+                          derivative_of="gelu_tanh",
+                          mp_scale=mpformulas.gelu_tanh_prime_scale,
+                          mp_slope=mpformulas.gelu_tanh_prime2)
 
-FUNCTIONS: dict[str, Function] = {f.name: f for f in (PHI, GELU, GELU_TANH)}
+FUNCTIONS: dict[str, Function] = {f.name: f for f in (PHI, GELU, GELU_TANH, PHI_GRAD,
+                                                       GELU_GRAD, GELU_TANH_GRAD)}
+
+
+def derivative(function: str | Function) -> Function | None:
+    """The row of a function's derivative (gelu -> gelu_grad), None where there is none."""
+    name = get_function(function).name
+    return next((f for f in FUNCTIONS.values() if f.derivative_of == name), None)
 
 
 def get_function(name: str | Function) -> Function:

@@ -3,7 +3,7 @@ special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
 from .backends import Implementation, backend_version
-from .checks import accuracy, drift, minimum, specials
+from .checks import accuracy, drift, minimum, sign, specials
 from .formats import Format
 from .progress import bar as progress_bar
 from .results import AccuracyResult, DriftResult
@@ -11,10 +11,14 @@ from .results import AccuracyResult, DriftResult
 
 def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
     """The accuracy result of one implementation in one dtype, minimum and specials included."""
-    result = accuracy.measure(impl, fmt, backend_version(impl), keep_errors)
+    keep = keep_errors or sign.applies(impl)
+    result = accuracy.measure(impl, fmt, backend_version(impl), keep)
     if result.failure is None:
         result.minimum = minimum.check(impl, fmt)
         result.specials = specials.check(impl, fmt)
+        result.sign = sign.check(impl, fmt, result.outputs)
+        if not keep_errors:
+            result.errors = result.outputs = None
     return result
 
 

@@ -118,7 +118,9 @@ def _selected_implementations(config):
                 "--gelucheck-framework")) for f in functions or [GELU]]
         except UsageError as exc:
             raise pytest.UsageError(f"--gelucheck-impl: {exc}") from None
-    return chosen.implementations, dtypes or _all_formats(), chosen.unavailable
+    skipped = chosen.unavailable + [(f"{b}-{f}", f"{b} computes no {f}: {why}")
+                                    for b, f, why in chosen.not_applicable]
+    return chosen.implementations, dtypes or _all_formats(), skipped
 
 
 def _all_formats():

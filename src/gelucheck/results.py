@@ -116,6 +116,21 @@ class MinimumFinding:
     value_ulp_error: float
 
 
+@dataclass(frozen=True)
+class SignFinding:
+    """The sign of a computed derivative: wrong signs and false zeros over the stored inputs,
+    and the crossing around x* (the last negative and first positive output)."""
+
+    n_wrong_sign: int
+    n_false_zero: int
+    examples: list[dict]
+    x_star: float
+    crossing_lo: float | None
+    crossing_hi: float | None
+    sign_changes: int
+    x_star_in_crossing: bool
+
+
 def _part_to_json(part):
     if part is None:
         return None
@@ -149,6 +164,7 @@ class AccuracyResult:
     all_nan: bool = False
     minimum: MinimumFinding | Failure | None = None
     specials: dict[str, SpecialOutcome] | Failure | None = None
+    sign: SignFinding | Failure | None = None
     n_tried: int | None = None  # how many inputs a failed measurement was given
     # per-input ulp errors and outputs, kept (not written) for plots and assertions
     errors: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -188,6 +204,8 @@ class AccuracyResult:
             out["minimum"] = _part_to_json(self.minimum)  # null: a function with no minimum
         if measured or self.specials is not None:
             out["specials"] = _part_to_json(self.specials)
+        if self.sign is not None:
+            out["sign"] = _part_to_json(self.sign)
         return out
 
     @classmethod
@@ -201,6 +219,7 @@ class AccuracyResult:
                    _part_from_json(d.get("minimum"), lambda m: MinimumFinding(**m)),
                    _part_from_json(d.get("specials"),
                                    lambda s: {k: SpecialOutcome(**v) for k, v in s.items()}),
+                   _part_from_json(d.get("sign"), lambda s: SignFinding(**s)),
                    d.get("n_inputs") if failure else None)
 
 

@@ -31,6 +31,10 @@ def load() -> Backend:
     def tanh(x):
         return jax.nn.gelu(x, approximate=True)
 
+    def gradient(fn):
+        """d/dx by jax.grad of the scalar function, over the array with jax.vmap."""
+        return jax.vmap(jax.grad(fn))
+
     impls = (
         Implementation("jax", "nn.gelu", "gelu", kernel(exact), prepare=prepare(exact),
                        description="jax.nn.gelu(x, approximate=False)"),
@@ -40,5 +44,14 @@ def load() -> Backend:
         Implementation("jax", "norm.cdf", "phi", kernel(norm.cdf), native=("float32", "float64"),
                        prepare=prepare(norm.cdf),
                        description="jax.scipy.stats.norm.cdf(x); refuses float16 and bfloat16"),
+        Implementation("jax", "nn.gelu", "gelu_grad", kernel(gradient(exact)),
+                       prepare=prepare(gradient(exact)),
+                       description="jax.vmap(jax.grad(jax.nn.gelu(x, approximate=False)))"),
+        Implementation("jax", "nn.gelu", "gelu_tanh_grad", kernel(gradient(tanh)),
+                       prepare=prepare(gradient(tanh)),
+                       description="jax.vmap(jax.grad(jax.nn.gelu(x, approximate=True)))"),
+        Implementation("jax", "norm.cdf", "phi_grad", kernel(gradient(norm.cdf)),
+                       native=("float32", "float64"), prepare=prepare(gradient(norm.cdf)),
+                       description="jax.vmap(jax.grad(jax.scipy.stats.norm.cdf))"),
     )
     return Backend("jax", True, "", jax.__version__, impls)

@@ -21,7 +21,7 @@ from ..errors import UsageError, choose
 from ..functions import Function, get_function
 from .base import Backend, Implementation
 from .isolated import ChildKernel
-from .tensors import tensor_kernel, torch_availability
+from .tensors import tensor_kernel, torch_availability, torch_gradient
 
 GROUP = "gelucheck.backends"
 OWN = "gelucheck."  # the built-in backends' modules
@@ -70,6 +70,8 @@ class Selection:
 
     implementations: list[Implementation] = field(default_factory=list)
     unavailable: list[tuple[str, str]] = field(default_factory=list)
+    # (backend, function, why): functions a backend cannot compute (no autograd, no erf...)
+    not_applicable: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def select(backends: list[str] | None = None,
@@ -82,6 +84,8 @@ def select(backends: list[str] | None = None,
             out.unavailable.append((name, backend.reason))
         out.implementations += [i for i in backend.implementations
                                 if functions is None or i.function in functions]
+        out.not_applicable += [(name, what, why) for what, why in backend.unavailable.items()
+                               if functions is not None and what in {f.name for f in functions}]
     return out
 
 
@@ -119,17 +123,25 @@ DEVICES = ("cpu", "cuda")
 
 
 def load_user(spec: str, function: str | Function, framework: str = "numpy",
-              device: str = "cpu", isolate: bool = False,
-              timeout: float | None = None) -> Implementation:
+              device: str = "cpu", isolate: bool = False, timeout: float | None = None,
+              autograd: bool = False) -> Implementation:
     """A user's callable ``package.module:callable`` as an implementation of ``function``,
     imported as ``python -c`` would: from the current directory too. With ``isolate`` (or a
-    ``timeout`` in seconds per call) it runs in a child process (backends.isolated)."""
+    ``timeout`` in seconds per call) it runs in a child process (backends.isolated). With
+    ``autograd`` the callable is the forward function and ``function`` its derivative,
+    computed by torch's backward pass."""
     function = get_function(function)
     choose("framework", framework, FRAMEWORKS)
     choose("device", device, DEVICES)
     if device != "cpu" and framework == "numpy":
         raise UsageError(f"--device {device} needs --framework torch: a NumPy callable runs on "
                          "the CPU")
+    if autograd and (framework != "torch" or function.derivative_of is None):
+        raise UsageError("--autograd differentiates a torch callable: it needs --framework "
+                         "torch and a derivative as --function (phi_grad, gelu_grad, "
+                         "gelu_tanh_grad)")
+    if autograd and (isolate or timeout is not None):
+        raise UsageError("--autograd cannot be combined with --isolate or --timeout yet")
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise UsageError(f"--impl {spec!r}: expected the form package.module:callable")
@@ -150,11 +162,12 @@ def load_user(spec: str, function: str | Function, framework: str = "numpy",
         ok, reason, _ = torch_availability(device)
         if not ok:
             raise UsageError(f"--impl {spec!r} --framework torch --device {device}: {reason}")
-        kernel = tensor_kernel(fn, device)
+        kernel = tensor_kernel(torch_gradient(fn) if autograd else fn, device)
     if isolate or timeout is not None:
         if timeout is not None and not timeout > 0:
             raise UsageError(f"--timeout {timeout}: need a positive number of seconds")
         kernel = ChildKernel(spec, function.name, framework, device, timeout)
+    how = f"d/dx of {spec} by torch autograd" if autograd else spec
     return Implementation("user", spec, function, kernel, device=device,
-                          description=f"{spec} on {framework} arrays ({device})",
+                          description=f"{how} on {framework} arrays ({device})",
                           version=_source_digest(fn, module))

@@ -41,4 +41,6 @@ def load() -> Backend:
             impls.append(Implementation("scipy", f"x*{name}", "gelu", x_times(phi), native, wider,
                                         description=f"x * {text}"))
     missing = {"gelu_tanh": "SciPy has no tanh form of its own (see numpy:tanh)"}
+    missing.update({name: "SciPy has no autograd: no derivative is computed by it"
+                    for name in ("phi_grad", "gelu_grad", "gelu_tanh_grad")})
     return Backend("scipy", True, "", scipy.__version__, tuple(impls), missing)

@@ -65,3 +65,18 @@ def synchronizer(device: str):
     import torch
 
     return torch.cuda.synchronize
+
+
+def torch_gradient(fn):
+    """The derivative of a torch callable, as its backward pass computes it: the input as a
+    leaf that requires grad, fn applied, then backward() with an upstream gradient of ones
+    (what a training step does with grad_out = 1). Elementwise fn: the gradient is fn′(x)."""
+    import torch
+
+    def gradient(t):
+        leaf = t.detach().clone().requires_grad_(True)
+        out = fn(leaf)
+        out.backward(torch.ones_like(out))
+        return leaf.grad
+
+    return gradient

@@ -1,9 +1,10 @@
 """PyTorch eager, on the CPU (``torch``) and on CUDA (``torch-cuda``)."""
 from __future__ import annotations
 
+from ..functions import derivative
 from .base import Backend, Implementation
 from .formulas import phi_erf, phi_erfc
-from .tensors import preparer, synchronizer, tensor_kernel, torch_availability
+from .tensors import preparer, synchronizer, tensor_kernel, torch_availability, torch_gradient
 
 
 def torch_functions():
@@ -29,6 +30,16 @@ def torch_functions():
     ]
 
 
+def with_gradients(functions):
+    """Each (name, function, fn, text) and, beside it, its derivative by autograd."""
+    out = []
+    for impl, function, fn, text in functions:
+        out.append((impl, function, fn, text))
+        out.append((impl, derivative(function).name, torch_gradient(fn),
+                    f"d/dx of {text}: backward() with grad_out = 1"))
+    return out
+
+
 def load(device: str = "cpu") -> Backend:
     name = "torch" if device == "cpu" else "torch-cuda"
     ok, reason, version = torch_availability(device)
@@ -37,7 +48,7 @@ def load(device: str = "cpu") -> Backend:
     impls = tuple(Implementation(name, impl, function, tensor_kernel(fn, device), device=device,
                                  description=text, prepare=preparer(fn, device),
                                  synchronize=synchronizer(device))
-                  for impl, function, fn, text in torch_functions())
+                  for impl, function, fn, text in with_gradients(torch_functions()))
     return Backend(name, True, "", version, impls)
 
 

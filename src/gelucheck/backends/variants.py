@@ -25,4 +25,6 @@ def load() -> Backend:
                        WIDER, description="HF quick_gelu: x*sigmoid(1.702x)",
                        approximates="gelu"),
     )
-    return Backend("variants", True, "", np.__version__, impls)
+    missing = {name: "these NumPy formulas have no autograd"
+               for name in ("phi_grad", "gelu_grad", "gelu_tanh_grad")}
+    return Backend("variants", True, "", np.__version__, impls, missing)

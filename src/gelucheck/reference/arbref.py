@@ -5,10 +5,8 @@ the correctly rounded result (docs/design.md, References).
 """
 from __future__ import annotations
 
-import math
-
 from ..formats import Format
-from ..functions import CDF, GELU_TANH, Function, get_function
+from ..functions import Function, get_function
 from .mpformulas import TANH_CUBIC
 from .rounding import round_exact
 
@@ -31,19 +29,51 @@ def version() -> str | None:
     return flint.__version__
 
 
-def _ball(function: Function, x: float):
+def _phi(a):
     import flint
 
-    a = flint.arb(x)  # exact: every double is a dyadic rational
-    if function != GELU_TANH:
-        phi = (-a / flint.arb(2).sqrt()).erfc() / 2
-        return phi if function.family == CDF else a * phi
-    u = (2 / flint.arb.pi()).sqrt() * (a + flint.arb(TANH_CUBIC) * a**3)
+    return (-a / flint.arb(2).sqrt()).erfc() / 2
+
+
+def _pdf(a):
+    import flint
+
+    return (-a * a / 2).exp() / (2 * flint.arb.pi()).sqrt()
+
+
+def _tanh_u(a):
+    import flint
+
+    c, k = (2 / flint.arb.pi()).sqrt(), flint.arb(TANH_CUBIC)
+    return c * (a + k * a**3), c * (1 + 3 * k * a * a)
+
+
+def _gelu_tanh(a):
     # x·σ(2u), written so that the exponential never overflows Arb's exponent range.
-    if x >= 0:
+    u, _ = _tanh_u(a)
+    if a >= 0:
         return a / (1 + (-2 * u).exp())
     e = (2 * u).exp()
     return a * e / (1 + e)
+
+
+def _gelu_tanh_grad(a):
+    u, du = _tanh_u(a)
+    e = (-2 * abs(u)).exp()
+    half_one_plus_t = 1 / (1 + (-2 * u).exp()) if a >= 0 else (2 * u).exp() / (1 + (2 * u).exp())
+    return half_one_plus_t + a * 2 * e / (1 + e) ** 2 * du
+
+
+# The same functions as mpformulas, in Arb's interval arithmetic (independent code).
+_BALLS = {"phi": _phi, "gelu": lambda a: a * _phi(a), "gelu_tanh": _gelu_tanh,
+          "phi_grad": _pdf, "gelu_grad": lambda a: _phi(a) + a * _pdf(a),
+          "gelu_tanh_grad": _gelu_tanh_grad}
+
+
+def _ball(function: Function, x: float):
+    import flint
+
+    return _BALLS[function.name](flint.arb(x))  # exact: every double is a dyadic rational
 
 
 def _end_bits(end, fmt: Format) -> int:
@@ -60,7 +90,7 @@ def certify(function: str | Function, x: float, fmt: Format) -> int | None:
     magnitude_mask = fmt.sign_bit - 1
     # The sign of a zero result is known mathematically: Φ > 0; GELU and its tanh form have
     # the sign of x. A ball straddling 0 only says |value| is below half the subnormal quantum.
-    zero_sign = fmt.sign_bit if function.family != CDF and math.copysign(1.0, x) < 0 else 0
+    zero_sign = fmt.sign_bit if function.zero_is_negative(x) else 0
     prec = 128
     while prec <= MAX_PRECISION:
         old = flint.ctx.prec

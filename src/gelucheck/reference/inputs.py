@@ -10,7 +10,7 @@ import mpmath
 import numpy as np
 
 from ..formats import Format
-from ..functions import CDF, FUNCTIONS, PHI
+from ..functions import FUNCTIONS, PHI
 from .mpref import evaluate, gelu_minimum, gelu_tanh_minimum, man_exp
 
 SEED = 20261129
@@ -76,12 +76,18 @@ def _sorted_unique(fmt: Format, values: np.ndarray) -> np.ndarray:
 
 
 def _anchors(fmt: Format) -> list[float]:
-    """Where dense windows go: both minima, the edges of each function, the top of the range."""
+    """Where dense windows go: both minima (where the derivatives change sign), the extremes
+    of the derivatives, the edges of each function, the top of the range."""
     anchors = [float(gelu_minimum()[0]), float(gelu_tanh_minimum()[0]), 1.0, -1.0,
                2.0 ** fmt.emax, fmt.max_finite, -fmt.max_finite, 0.0]
+    for function in FUNCTIONS.values():
+        if function.mp_slope is not None:
+            with mpmath.mp.workdps(30):
+                anchors += [float(mpmath.findroot(function.mp_slope, mpmath.mpf(side)))
+                            for side in ("1.4", "-1.4")]
     two = mpmath.mpf(2)  # thresholds as mpf: 2**-1075 is no float64, 1 - 2**-54 needs 54 bits
     for function in FUNCTIONS.values():
-        sign = 1.0 if function.family == CDF else -1.0
+        sign = -1.0 if function.zero_is_negative(-1.0) else 1.0  # its sign in the far left
         # Underflow to zero, and the entry into the subnormal range, in the negative tail.
         for threshold in (sign * two ** (fmt.quantum_exponent - 1), sign * two ** fmt.emin):
             anchors.append(_crossing(function, threshold, fmt, -80.0, -1.0))

@@ -13,7 +13,7 @@ import mpmath
 from mpmath import mp
 
 from ..formats import FLOAT64, Format
-from ..functions import CDF, GELU, GELU_TANH, Function, get_function
+from ..functions import GELU, GELU_TANH, Function, get_function
 from .rounding import residual_ulps, round_exact
 
 START_PRECISION = 128
@@ -45,33 +45,18 @@ class Rounded:
     precision: int  # the working precision at which the decision was proven safe
 
 
-# From |x| = 64 on every function has saturated: Q(x) = 1 - Φ(|x|) < exp(-x²/2) < 2**-2954, and
-# the tanh form's exp(-2u) is smaller still. The correctly rounded result is x, 1 or a zero in
-# every format, and the residual - at most 2**-2954 * 2**1074 ulps even at the float64 subnormal
-# quantum - rounds to ±0 in float64. (mpmath's erfc also slows to minutes near |x| = 1e5.)
+# From |x| = 64 on every function has saturated: Q(x) = 1 - Φ(|x|) < exp(-x²/2) < 2**-2954,
+# |x|·φ(x) < 2**-2880, and the tanh form's exp(-2u) is smaller still. The correctly rounded
+# result is x, 1 or a zero in every format, and the residual - at most 2**-2880 * 2**1074 ulps
+# even at the float64 subnormal quantum - rounds to ±0 in float64. (mpmath's erfc also slows
+# to minutes near |x| = 1e5.)
 SATURATION = 64.0
 
 
 def _saturated(function: Function, x: float, fmt: Format) -> Rounded:
-    negative = x < 0
-    if function.family == CDF:
-        value = 0.0 if negative else 1.0
-    else:
-        value = -0.0 if negative else x
-    residual = math.copysign(0.0, _tiny_residual_sign(function, x))
+    value = function.saturated(x)
+    residual = math.copysign(0.0, function.residual_side(x))
     return Rounded(int(fmt.bits_of(value)), int(FLOAT64.bits_of(value)), residual, 0)
-
-
-def _tiny_residual_sign(function: Function, x: float) -> float:
-    """The sign of exact - rounded where the working precision could not see the difference:
-    the result then sits on one of the functions' limits, and the side is known: Φ(x) is
-    1/2 + xφ(0) + ... for small |x| and 1 - Q(x) or Q(|x|) > 0 far out; GELU and its tanh form
-    are x/2 + (positive) for small |x|, just below x far right, and negative far left."""
-    if abs(x) < 1:
-        return x if function.family == CDF else 1.0
-    if function.family == CDF:
-        return -1.0 if x > 0 else 1.0
-    return -1.0
 
 
 def round_value(value, fmt: Format) -> Rounded:
@@ -79,6 +64,16 @@ def round_value(value, fmt: Format) -> Rounded:
     man, exp = man_exp(value)
     bits = round_exact(man, exp, fmt)
     return Rounded(bits, round_exact(man, exp, FLOAT64), residual_ulps(man, exp, bits, fmt), 0)
+
+
+def _band(function: Function, x: float, man: int, exp: int, slack: int, prec: int) -> int:
+    """The error band 2**-slack relative to the value - or, where the function's terms cancel
+    (GELU′ near x*), relative to the size of its terms - in units of 2**(exp - slack)."""
+    if function.mp_scale is None:
+        return abs(man)
+    with mp.workprec(prec):
+        scale = function.mp_scale(mpmath.mpf(x))
+        return int(mpmath.ceil(mpmath.ldexp(scale, -exp))) + 1
 
 
 def correctly_rounded(function: str | Function, x: float, fmt: Format) -> Rounded:
@@ -90,11 +85,11 @@ def correctly_rounded(function: str | Function, x: float, fmt: Format) -> Rounde
         man, exp = man_exp(evaluate(function, x, prec))
         if man == 0:  # exact zero: GELU(±0)
             # GELU(-0) = -0·Φ(-0) = -0: mpmath has no signed zero, IEEE does
-            sign = fmt.sign_bit if function.at_zero_is_negative(x) else 0
+            sign = fmt.sign_bit if function.zero_is_negative(x) else 0
             sign64 = FLOAT64.sign_bit if sign else 0
             return Rounded(sign, sign64, 0.0, prec)
         slack = prec - ERROR_BITS_LOST
-        band = abs(man)  # |v| * 2**-slack, in units of 2**(exp - slack)
+        band = _band(function, x, man, exp, slack, prec)
         lo, hi = (man << slack) - band, (man << slack) + band
         ends = {round_exact(lo, exp - slack, f) == round_exact(hi, exp - slack, f)
                 for f in {fmt, FLOAT64}}
@@ -102,7 +97,7 @@ def correctly_rounded(function: str | Function, x: float, fmt: Format) -> Rounde
             bits = round_exact(man, exp, fmt)
             residual = residual_ulps(man, exp, bits, fmt)
             if residual == 0 and x != 0:  # transcendental: only its side is unseen here
-                residual = math.copysign(0.0, _tiny_residual_sign(function, x))
+                residual = math.copysign(0.0, function.residual_side(x))
             return Rounded(bits, round_exact(man, exp, FLOAT64), residual, prec)
         prec *= 2
     raise ArithmeticError(f"{function}({x!r}) could not be rounded safely at {MAX_PRECISION} bits")

@@ -6,7 +6,7 @@ import math
 
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
-from ..results import AccuracyResult, DriftResult, MinimumFinding
+from ..results import AccuracyResult, DriftResult, MinimumFinding, SignFinding
 
 
 def fmt_ulp(value) -> str:
@@ -104,6 +104,27 @@ def minimum_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def sign_rows(results: list) -> tuple[list[str], list[list]]:
+    header = ["implementation", "function", "dtype", "wrong sign", "false zero",
+              "crossing around x*", "x* in it", "example"]
+    body = []
+    for r in results:
+        if not isinstance(r, AccuracyResult) or not isinstance(r.sign, SignFinding):
+            continue
+        s = r.sign
+        example = s.examples[0] if s.examples else None
+        crossing = (f"[{s.crossing_lo:.9g}, {s.crossing_hi:.9g}]"
+                    if s.crossing_lo is not None and s.crossing_hi is not None else "none")
+        body.append([r.identity.id, r.identity.function, r.identity.dtype, s.n_wrong_sign,
+                     s.n_false_zero, crossing + (f" ({s.sign_changes} changes)"
+                                                 if s.sign_changes != 1 else ""),
+                     "yes" if s.x_star_in_crossing else "NO",
+                     "-" if example is None else
+                     f"x={example['x']:.6g} ({example['x_hex']}): {example['computed']:.3g} "
+                     f"vs {example['exact']:.3g}"])
+    return header, body
+
+
 def special_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "input", "expected", "computed"]
     body = []
@@ -137,6 +158,7 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
         out.append((f"Max / mean ulp error, {name}", accuracy_rows(results, name)))
     out.append(("Worst inputs", worst_rows(results)))
     out.append(("GELU's negative minimum", minimum_rows(results)))
+    out.append(("Sign of the derivative", sign_rows(results)))
     out.append(("Special inputs that miss their limit", special_rows(results)))
     out.append(("Drift of the tanh form from exact GELU", drift_rows(results)))
     return out

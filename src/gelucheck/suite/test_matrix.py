@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from gelucheck import budgets
-from gelucheck.checks import accuracy, data, drift, minimum, specials
+from gelucheck.checks import accuracy, data, drift, minimum, sign, specials
 from gelucheck.functions import GELU
 from gelucheck.pytest_plugin import only_functions
-from gelucheck.results import AccuracyResult, Identity, MinimumFinding
+from gelucheck.results import AccuracyResult, Identity, MinimumFinding, SignFinding
 
 
 def _judge(result, gelucheck_budgets, record_gelucheck):
@@ -81,3 +81,15 @@ def test_tanh_drift(drift_case):
     result = drift.backend_drift(exact_impl, tanh_impl, fmt)
     assert result.figures.max_abs == pytest.approx(measured, rel=1e-12)
     assert 0 <= result.figures.differ_fraction <= 1
+
+
+@only_functions("gelu_grad", "gelu_tanh_grad")
+def test_sign(accuracy_case, gelucheck_budgets, record_gelucheck):
+    """A derivative's sign: wrong signs and false zeros within budget, and the change of
+    sign where the exact derivative has its zero (x*)."""
+    impl, fmt = accuracy_case
+    found = sign.check(impl, fmt)
+    assert isinstance(found, SignFinding), found
+    result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
+                            impl.how(fmt), impl.description, sign=found)
+    _judge(result, gelucheck_budgets, record_gelucheck)

@@ -71,7 +71,8 @@ def tasks(start: int, stop: int) -> list[tuple[int, int]]:
 def resolve(spec: dict) -> list[Implementation]:
     """Implementations from a picklable spec (workers rebuild them from it)."""
     if spec["kind"] == "user":
-        return [load_user(spec["impl"], spec["function"], spec["framework"], spec["device"])]
+        return [load_user(spec["impl"], spec["function"], spec["framework"], spec["device"],
+                          autograd=spec.get("autograd", False))]
     return find(spec["impl"], spec["function"])
 
 
