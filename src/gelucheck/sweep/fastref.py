@@ -12,6 +12,8 @@ x splits into four parts, contiguous in a monotone chunk of encodings:
 - x >= 9: 1 or x; the neglected Q(9) < 2^-62 is below, never above.
 - the middle: float64 SciPy ``ndtr`` (GELU: x·ndtr(x)), x/(1 + exp(-2u)) for the tanh form,
   checked against float32's rounding midpoints and powers of two, mpmath where too close.
+The derivatives (GELU′, the tanh form′, φ) follow the same plan in ``_fill_smooth``, with the
+bound relative to the size of their terms, which cancel at x*.
 
 The error of the float64 value is at most RELATIVE_BOUND · max(|v|, 2^-126): measured
 against the mpmath reference, the worst is 2^-44.96 (Φ and GELU near x = -12.95, where
@@ -20,18 +22,33 @@ erfc's argument rounding dominates) and 2^-45.3 for the tanh form; 2^-40 leaves 
 from __future__ import annotations
 
 import math
+from functools import cache
 
+import mpmath
 import numpy as np
 from scipy import special
 
 from ..formats import FLOAT32, FLOAT64
-from ..functions import CDF, GELU, GELU_TANH, PHI, Function, get_function
-from ..reference.mpref import correctly_rounded
+from ..functions import (
+    CDF,
+    DERIVATIVE,
+    GELU,
+    GELU_GRAD,
+    GELU_TANH,
+    GELU_TANH_GRAD,
+    PDF,
+    PHI,
+    PHI_GRAD,
+    Function,
+    get_function,
+)
+from ..reference.mpref import correctly_rounded, minimum
 
 RELATIVE_BOUND = 2.0**-40
 TINY = 2.0**-30
 SATURATION = 9.0
-FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0}
+FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0, PHI_GRAD: -20.0, GELU_GRAD: -20.0,
+            GELU_TANH_GRAD: -12.0}
 PHI0 = 1 / math.sqrt(2 * math.pi)
 K = math.sqrt(2 / math.pi)
 CUBIC = 0.044715
@@ -85,8 +102,129 @@ def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
     return doubt
 
 
+def _gelu_grad(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """GELU′ = Φ + x·φ and the size of its terms |Φ| + |x·φ|, in float64."""
+    cdf, density = special.ndtr(x), x * np.exp(-0.5 * x * x) * PHI0
+    return cdf + density, cdf + np.abs(density)
+
+
+def _gelu_tanh_grad(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(1+T)/2 + x(1-T²)u′/2 with 1+T = 2/(1+e^(-2u)) and 1-T² = 4e^(-2|u|)/(1+e^(-2|u|))²:
+    no cancellation inside either term; its size |first| + |second|."""
+    u = K * (x + CUBIC * x * x * x)
+    with np.errstate(over="ignore", invalid="ignore"):  # the branch not taken may overflow
+        first = np.where(u >= 0, 1 / (1 + np.exp(-2 * u)), np.exp(2 * u) / (1 + np.exp(2 * u)))
+    e = np.exp(-2 * np.abs(u))
+    second = x * 2 * e / (1 + e) ** 2 * K * (1 + 3 * CUBIC * x * x)
+    return first + second, first + np.abs(second)
+
+
+def _pdf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    v = np.exp(-0.5 * x * x) * PHI0  # x² and x²/2 are exact for float32 x
+    return v, v
+
+
+# Around x*, where GELU′'s terms cancel, a Taylor series about x* instead: in h = x - x*
+# (x* as a double-double, so h is exact to 2^-100) GELU′ = h·(c1 + c2·h + ...), whose terms
+# do not cancel: 18 terms meet the mpmath reference to 2^-51 relative over |h| <= 1/4.
+SERIES_WINDOW = 0.25
+SERIES_TERMS = 18
+
+
+@cache
+def _series(function: Function) -> tuple[float, float, np.ndarray]:
+    """(x* high, x* low, Taylor coefficients c1.. of the derivative about x*)."""
+    x_star = minimum(get_function(function.derivative_of), 40)[0]
+    with mpmath.mp.workdps(60):
+        coefficients = mpmath.taylor(function.mp, x_star, SERIES_TERMS)
+        high = float(x_star)
+        low = float(x_star - mpmath.mpf(high))
+    return high, low, np.array([float(c) for c in coefficients[1:]])
+
+
+def _about_x_star(function: Function, x: np.ndarray) -> np.ndarray:
+    high, low, c = _series(function)
+    h = (x - high) - low  # x - high is exact (Sterbenz): both lie near -0.75
+    acc = np.full_like(h, c[-1])
+    for coefficient in c[-2::-1]:
+        acc = acc * h + coefficient
+    return acc * h
+
+
+# The derivatives between the far left and their flat right: float64 value and term size.
+SMOOTH = {GELU_GRAD: _gelu_grad, GELU_TANH_GRAD: _gelu_tanh_grad, PHI_GRAD: _pdf}
+FLAT_RIGHT = 9.0  # GELU′ and the tanh form′ are 1 + (below 2^-55) from here; φ is computed
+
+
+def _near_boundary(v: np.ndarray, bound: np.ndarray, above_one: np.ndarray | bool = False
+                   ) -> np.ndarray:
+    """Where a float64 v, within ``bound`` of the exact value, is too close to decide its
+    float32 rounding: to the midpoint between its nearest float32 and the neighbour on its
+    side, or to a power of two (where ulp(v) halves) - unless the exact value is known to lie
+    above 1 (``above_one``), as GELU′ does for x > -x*."""
+    r = v.astype(np.float32).astype(np.float64)
+    u = FLOAT32.ulp_of(r)
+    power = (np.abs(np.frexp(r)[0]) == 0.5) & (np.abs(r) > FLOAT32.smallest_normal)
+    power &= ~(above_one & (r == 1.0))
+    step = np.where(power & (np.abs(v) < np.abs(r)), u / 2, u)
+    mid = r + np.copysign(step / 2, v - r)
+    return (np.abs(v - mid) <= bound) | (power & (np.abs(v - r) <= bound))
+
+
+def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
+                 unit: np.ndarray) -> np.ndarray:
+    """v and unit of a derivative (GELU′, the tanh form′, φ) for an ascending float64 x.
+
+    Far left the value is a zero of its sign (below 2^-200); for |x| < 2^-30 it is
+    1/2 + √(2/π)·x (GELU′, both forms) or φ(0); GELU′ is 1 from above past x = 9 and φ is 0
+    past 20. Between, the float64 formulas above err by at most RELATIVE_BOUND times the size
+    of their terms - not of the value: GELU′'s terms cancel at x*, so there the bound is
+    wide and the inputs whose rounding it leaves open go to mpmath."""
+    right = FLAT_RIGHT if function.family == DERIVATIVE else -FAR_LEFT[function]
+    a, b, c, d = (int(i) for i in np.searchsorted(
+        x64, [FAR_LEFT[function], -TINY, TINY, right], "right"))
+    far, tiny, flat = slice(0, a), slice(b, c), slice(d, len(x64))
+    negative_far = function.zero_is_negative(-1.0)
+    v[far] = -0.0 if negative_far else 0.0
+    unit[far] = 2.0**FLOAT32.quantum_exponent
+    if function.family == PDF:
+        v[tiny], unit[tiny] = PHI0, FLOAT32.ulp_of(np.float64(PHI0))
+        v[flat], unit[flat] = 0.0, 2.0**FLOAT32.quantum_exponent
+    else:
+        v[tiny] = 0.5 + x64[tiny] * K  # √(2/π) = 2φ(0) for both forms
+        unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)  # the side of 1/2: x's sign
+        v[flat], unit[flat] = 1.0, 2.0**-23  # just above 1: the binade [1, 2)
+    middle = [slice(a, b), slice(c, d)]
+    if function.family == DERIVATIVE:  # the window about x* is a part of its own
+        centre = _series(function)[0]
+        lo, hi = (int(i) for i in np.searchsorted(
+            x64, [centre - SERIES_WINDOW, centre + SERIES_WINDOW], "right"))
+        lo, hi = max(lo, a), min(hi, b)
+        if hi > lo:
+            middle = [slice(a, lo), slice(hi, b), slice(c, d)]
+            window = slice(lo, hi)
+            vw = _about_x_star(function, x64[window])
+            v[window], unit[window] = vw, FLOAT32.ulp_of(vw)
+            middle.append((window, np.abs(vw)))
+    slow = []
+    for part in middle:
+        s, size = part if isinstance(part, tuple) else (part, None)
+        if s.stop <= s.start:
+            continue
+        if size is None:
+            vm, size = SMOOTH[function](x64[s])
+            v[s], unit[s] = vm, FLOAT32.ulp_of(vm)
+        # GELU′(x) = 1 - GELU′(-x) > 1 for x > -x* (both forms): from 1.5 on the side is known
+        above_one = (function.family == DERIVATIVE) & (x64[s] >= 1.5)
+        slow.append(np.flatnonzero(_near_boundary(v[s], RELATIVE_BOUND * size, above_one))
+                    + s.start)
+    return np.concatenate(slow) if slow else np.zeros(0, np.int64)
+
+
 def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
     """v and unit for an ascending float64 x; returns the indices that need mpmath."""
+    if function in SMOOTH:
+        return _fill_smooth(function, x64, v, unit)
     parts = _parts(x64, function)
     far, tiny, high = parts["far"], parts["tiny"], parts["high"]
     if function.family == CDF:
@@ -151,6 +289,8 @@ def reference(function: str | Function, x: np.ndarray,
         rounded = float(FLOAT32.from_bits(r.bits))
         unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if _below_power(rounded, r.residual)
                                                          else 1.0)
+        if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
+            v[i] = math.nextafter(v[i], rounded)
     if order is not None:
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
