@@ -16,7 +16,7 @@ import tomlkit
 import tomllib
 
 from .errors import UsageError
-from .results import AccuracyResult, MinimumFinding, SignFinding
+from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding
 
 HEADER = """\
 # gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
@@ -141,7 +141,7 @@ def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -
         verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
 
 
-PARTS = ("ulp", "specials", "minimum", "sign")
+PARTS = ("ulp", "specials", "minimum", "sign", "consistency")
 
 
 def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
@@ -156,7 +156,7 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
     held = {"ulp": result.figures is not None, "minimum": result.minimum is not None,
             "specials": result.specials is not None, "sign": result.sign is not None}
     verdict.defects = [d for d in entry.get("defects", [])
-                       if any(held[p] for p in budgets.defects[d].get("affects", PARTS))]
+                       if any(held.get(p, False) for p in budgets.defects[d].get("affects", PARTS))]
     if result.failure:
         verdict.worse.append(f"could not be measured: {result.failure.reason}")
     figures = result.figures
@@ -199,6 +199,32 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
     return verdict
 
 
+def judge_consistency(result: ConsistencyResult, budgets: Budgets) -> Verdict:
+    """Each path's count of outputs that differ from the bulk result, against the counts the
+    budget records (``inconsistent``, path -> count; a path not listed: none may differ)."""
+    entry = budgets.entries.get(result.identity.key)
+    verdict = Verdict()
+    if entry is None or "inconsistent" not in entry:
+        verdict.missing = True
+        return verdict
+    verdict.defects = [d for d in entry.get("defects", [])
+                       if "consistency" in budgets.defects[d].get("affects", PARTS)]
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+    recorded = entry["inconsistent"]
+    for path in result.paths:
+        if path.error:
+            verdict.worse.append(f"path {path.name} failed: {path.error}")
+            continue
+        _compare_counts(f"outputs of path {path.name} that differ from the bulk result",
+                        path.n_differ, recorded.get(path.name, 0), verdict)
+    return verdict
+
+
+def consistency_entry(result: ConsistencyResult) -> dict:
+    return {p.name: p.n_differ for p in result.paths if p.n_differ}
+
+
 def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     """A budget entry recording ``result``; the defects named in ``old`` are kept."""
     f = result.figures
@@ -214,6 +240,8 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     if isinstance(result.sign, SignFinding):
         entry["wrong_sign"] = result.sign.n_wrong_sign + result.sign.n_false_zero
         entry["x_star_in_crossing"] = result.sign.x_star_in_crossing
+    if old and "inconsistent" in old:
+        entry["inconsistent"] = old["inconsistent"]  # measured by `gelucheck consistency`
     if old and old.get("defects"):
         entry["defects"] = old["defects"]
         entry["evidence"] = (f"worst x = {f.worst_input!r} ({f.worst_input_hex}): "

@@ -137,6 +137,16 @@ def _add_measure(sub) -> None:
     report = sub.add_parser("report", help="the whole accuracy matrix of every available backend")
     _add_selection(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
+    consistency = sub.add_parser(
+        "consistency", help="same input, same output: every implementation along other call "
+        "paths (alone, short arrays, strided and transposed views, module/out=/compiled "
+        "calls, one thread) against its bulk result")
+    _add_selection(consistency)
+    consistency.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
+                             help="processes (default: the number of cores)")
+    consistency.add_argument("--write-budgets", metavar="FILE",
+                             help="record each measured path's count of differing outputs in "
+                             "this budgets file (its entries for those cases must exist)")
     compare = sub.add_parser("compare", help="what got worse or better between two JSON reports")
     compare.add_argument("old", help="the earlier JSON report")
     compare.add_argument("new", help="the later JSON report")
@@ -297,6 +307,44 @@ def _plots(results, directory) -> None:
     print(f"{sum(p is not None for p in written)} plots written to {directory}")
 
 
+def _consistency(args) -> int:
+    from . import budgets as budgets_mod
+    from . import outputs
+    from .checks import consistency
+    from .report import environment, jsonio, tables
+
+    json_path = outputs.file(args.json, "--json")
+    markdown_path = outputs.file(args.markdown, "--markdown")
+    budgets = budgets_mod.load(args.budgets) if args.budgets else None
+    impls = _selected(args)
+    dtypes = args.dtype or list(FORMATS.values())
+    results = consistency.run(impls, dtypes, args.workers, progress=not args.no_progress)
+    env = environment.describe(results)
+    print(tables.render(results, environment=env))
+    if json_path:
+        jsonio.write(results, json_path)
+    if markdown_path:
+        markdown_path.write_text(tables.render(results, "markdown", env))
+    status = 2 if any(r.failure for r in results) else 0
+    if args.write_budgets:
+        recorded = budgets_mod.load(args.write_budgets)
+        for r in results:
+            entry = recorded.entries.get(r.identity.key)
+            if entry is None:
+                print(f"warning: no entry {r.identity.key} in {args.write_budgets}: run "
+                      "`gelucheck budgets --write` first", file=sys.stderr)
+            elif r.failure is None:
+                entry["inconsistent"] = budgets_mod.consistency_entry(r)
+        budgets_mod.write(args.write_budgets, recorded)
+    if budgets is not None:
+        for r in results:
+            verdict = budgets_mod.judge_consistency(r, budgets)
+            if verdict.failed or verdict.better:
+                print(f"BUDGET {r.label}: {verdict.message()}")
+            status = max(status, int(verdict.failed))
+    return status
+
+
 def _compare(args) -> int:
     from .report import compare, jsonio
 
@@ -384,6 +432,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"reference": _reference, "list": _list, "compare": _compare,
+                "consistency": _consistency,
                 "budgets": _budgets, "sweep": _sweep,
                 "check": lambda a: _measure(a, with_drift=False),
                 "report": lambda a: _measure(a, with_drift=True)}

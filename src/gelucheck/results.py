@@ -351,8 +351,63 @@ class SweepResult:
                    d.get("wall_s"), d.get("n_evaluated"))
 
 
-Result = AccuracyResult | DriftResult | SweepResult
-KINDS = {cls.kind: cls for cls in (AccuracyResult, DriftResult, SweepResult)}
+@dataclass
+class PathFigures:
+    """One call path against the bulk contiguous result: outputs that differ bit for bit,
+    the largest difference in ulps of the bulk output, the path's own worst ulp error."""
+
+    name: str
+    n_inputs: int
+    n_differ: int = 0
+    max_ulp_difference: float = 0.0
+    max_ulp: float = 0.0
+    examples: list[dict] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class ConsistencyResult:
+    """Same input, same output: an implementation's paths against its bulk result."""
+
+    identity: Identity
+    failure: Failure | None = None
+    bulk_max_ulp: float | None = None
+    paths: list[PathFigures] = field(default_factory=list)
+
+    kind = "consistency"
+
+    @property
+    def label(self) -> str:
+        i = self.identity
+        return f"consistency {i.id} {i.function} {i.dtype}" + (
+            f" ({i.device})" if i.device != "cpu" else "")
+
+    @property
+    def worst_path(self) -> PathFigures | None:
+        """The path with the largest ulp error, where it is worse than the bulk result."""
+        worse = [p for p in self.paths if p.error is None and p.max_ulp > (self.bulk_max_ulp
+                                                                          or 0)]
+        return max(worse, key=lambda p: p.max_ulp, default=None)
+
+    def to_json(self) -> dict:
+        i = self.identity
+        return {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
+                "function": i.function, "dtype": i.dtype, "device": i.device,
+                "backend_version": i.backend_version,
+                "error": self.failure.reason if self.failure else None,
+                "bulk_max_ulp": self.bulk_max_ulp, "paths": [asdict(p) for p in self.paths]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> ConsistencyResult:
+        identity = Identity(d["backend"], d["implementation"], d["function"], d["dtype"],
+                            d.get("device", "cpu"), d.get("backend_version"))
+        return cls(identity, Failure(d["error"]) if d.get("error") else None,
+                   d.get("bulk_max_ulp"), [PathFigures(**p) for p in d.get("paths", [])])
+
+
+Result = AccuracyResult | DriftResult | SweepResult | ConsistencyResult
+KINDS = {cls.kind: cls for cls in (AccuracyResult, DriftResult, SweepResult,
+                                   ConsistencyResult)}
 
 
 def from_json(d: dict) -> Result:

@@ -40,6 +40,13 @@ class Implementation:
     synchronize: Callable[[], None] | None = None
     # For code outside any backend (a user's callable): what identifies this version of it.
     version: str | None = None
+    # The framework's other paths to the same outputs, for the consistency check: a callable
+    # taking the Format and returning {name: callable(x) -> outputs} (checks.consistency).
+    paths: Callable | None = None
+    # Whether rows of a padded 2-D view take the kernel's path for arrays of their length
+    # (NumPy ufuncs: yes; torch's TensorIterator: no - it takes a strided loop): then short
+    # arrays are checked batched, else one call per array (gelucheck.paths).
+    rows_batch: bool = False
 
     def __post_init__(self):
         resolve = lambda name, value: object.__setattr__(self, name, value)

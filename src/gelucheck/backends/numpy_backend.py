@@ -15,6 +15,7 @@ def load() -> Backend:
     impl = Implementation(
         "numpy", "tanh", "gelu_tanh", lambda x: tanh_form(np, x),
         native=("float16", "float32", "float64"), wider=WIDER,
+        rows_batch=True,
         description="0.5*x*(1+np.tanh(sqrt(2/pi)*(x+0.044715*x**3))), constants in the input "
                     "dtype")
     missing = {name: "NumPy has no erf or erfc ufunc" for name in ("phi", "gelu")}

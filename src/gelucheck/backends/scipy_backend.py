@@ -36,10 +36,11 @@ def load() -> Backend:
     }
     impls = []
     for name, (phi, text, native, wider) in phis.items():
-        impls.append(Implementation("scipy", name, "phi", phi, native, wider, description=text))
+        impls.append(Implementation("scipy", name, "phi", phi, native, wider, rows_batch=True,
+                                    description=text))
         if name != "norm.cdf":
             impls.append(Implementation("scipy", f"x*{name}", "gelu", x_times(phi), native, wider,
-                                        description=f"x * {text}"))
+                                        rows_batch=True, description=f"x * {text}"))
     missing = {"gelu_tanh": "SciPy has no tanh form of its own (see numpy:tanh)"}
     missing.update({name: "SciPy has no autograd: no derivative is computed by it"
                     for name in ("phi_grad", "gelu_grad", "gelu_tanh_grad")})

@@ -2,6 +2,8 @@
 users' torch callables (``--framework torch``). Public: a backend of your own may use them."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from ..formats import BFLOAT16, get_format
@@ -32,10 +34,10 @@ def to_tensor(x: np.ndarray, device: str = "cpu"):
     """A NumPy array (bfloat16 from ml_dtypes included) as a torch tensor, bit for bit."""
     import torch
 
+    x = x if x.flags.c_contiguous else x.copy()  # (a 0-d array stays 0-d)
     if get_format(x.dtype.name) == BFLOAT16:  # torch cannot read ml_dtypes' bfloat16: bits
-        signed = np.ascontiguousarray(x).view(np.int16)
-        return torch.from_numpy(signed).view(torch.bfloat16).to(device)
-    return torch.from_numpy(np.ascontiguousarray(x)).to(device)
+        return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16).to(device)
+    return torch.from_numpy(x).to(device)
 
 
 def from_tensor(t) -> np.ndarray:
@@ -74,9 +76,87 @@ def torch_gradient(fn):
     import torch
 
     def gradient(t):
-        leaf = t.detach().clone().requires_grad_(True)
+        leaf = t.detach().requires_grad_(True)  # a view keeps its layout: no clone
         out = fn(leaf)
         out.backward(torch.ones_like(out))
         return leaf.grad
 
     return gradient
+
+
+def torch_layout_paths(fn, device: str = "cpu") -> Callable:
+    """The layouts a torch tensor can arrive in, each built on the tensor side and handed to
+    ``fn`` as it is (checks.consistency): a stride-2 view, a transposed 2-D view, a
+    channels-last 4-D tensor, a view at storage offset 1, and the bulk with one thread."""
+    import torch
+
+    def read(out, n):
+        return from_tensor(out.reshape(-1)[:n])
+
+    def strided(t):
+        return fn(t.repeat_interleave(2)[::2])
+
+    def transposed(t):
+        n, cols = t.numel(), 7
+        rows = -(-n // cols)
+        base = torch.empty(rows, cols, dtype=t.dtype, device=t.device)
+        view = base.t()  # (cols, rows), not contiguous
+        padded = torch.cat([t, t[:1].expand(rows * cols - n)]) if n < rows * cols else t
+        view.copy_(padded.reshape(cols, rows))
+        return fn(view)
+
+    def channels_last(t):
+        n, block = t.numel(), 3 * 4 * 4
+        k = -(-n // block)
+        padded = torch.cat([t, t[:1].expand(k * block - n)]) if n < k * block else t
+        return fn(padded.reshape(k, 3, 4, 4).contiguous(memory_format=torch.channels_last))
+
+    def offset(t):
+        return fn(torch.cat([t[:1], t])[1:])
+
+    def one_thread(t):
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)
+        try:
+            return fn(t)
+        finally:
+            torch.set_num_threads(threads)
+
+    def separately(t, length):
+        """Arrays of exactly ``length`` (0-d tensors for length 0), each a fresh tensor of
+        its own - a new allocation, like a user's small tensor - one call each."""
+        if length == 0:
+            return torch.stack([fn(t[i].clone()) for i in range(t.numel())])
+        n = t.numel()
+        t = torch.cat([t, t[:1].expand(-n % length)])  # every array exactly ``length`` long
+        return torch.cat([fn(t[i:i + length].clone()) for i in range(0, t.numel(), length)])[:n]
+
+    def paths(fmt):
+        from ..paths import MAX_LENGTH
+
+        runs = {"stride-2": strided, "transposed": transposed,
+                "channels-last": channels_last, "storage-offset": offset,
+                "one-element": lambda t: separately(t, 1), "0-d": lambda t: separately(t, 0)}
+        runs.update({f"length-{n}": (lambda t, n=n: separately(t, n))
+                     for n in range(2, MAX_LENGTH[fmt.name] + 1)})
+        if device == "cpu":
+            runs["1-thread"] = one_thread
+        return {name: (lambda x, run=run: read(run(to_tensor(x, device)), len(x)))
+                for name, run in runs.items()}
+
+    return paths
+
+
+def torch_compile(fn, dynamic: bool):
+    """torch.compile(fn), set up so that it never falls back to eager silently.
+
+    Dynamo keeps one cache per code object: both forms x 4 dtypes x forward/backward are 16
+    specialisations of one lambda, past the default limit of 8, after which it would run
+    eager *silently*. Allow them all, and make any further recompile an error (reported as
+    that implementation's) rather than a quiet fallback to eager kernels."""
+    import torch
+
+    dynamo = torch._dynamo.config
+    dynamo.recompile_limit = max(dynamo.recompile_limit, 64)
+    dynamo.fail_on_recompile_limit_hit = True
+    return torch.compile(fn, dynamic=dynamic)

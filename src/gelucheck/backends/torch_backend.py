@@ -1,10 +1,20 @@
 """PyTorch eager, on the CPU (``torch``) and on CUDA (``torch-cuda``)."""
 from __future__ import annotations
 
+from functools import cache
+
 from ..functions import derivative
 from .base import Backend, Implementation
 from .formulas import phi_erf, phi_erfc
-from .tensors import preparer, synchronizer, tensor_kernel, torch_availability, torch_gradient
+from .tensors import (
+    preparer,
+    synchronizer,
+    tensor_kernel,
+    torch_availability,
+    torch_compile,
+    torch_gradient,
+    torch_layout_paths,
+)
 
 
 def torch_functions():
@@ -40,6 +50,39 @@ def with_gradients(functions):
     return out
 
 
+@cache  # once per implementation: each compile is a compilation
+def call_paths(impl: str, function: str, device: str):
+    """F.gelu's other call paths to the same outputs (for the consistency check): the module,
+    aten's out= variant, and torch.compile with static and with dynamic shapes; for the
+    derivative, the module's and the compiled functions' backward."""
+    import torch
+    import torch.nn.functional as F
+
+    if impl != "F.gelu":
+        return {}
+    approximate = "tanh" if "tanh" in function else "none"
+    forward = {
+        "nn.GELU": torch.nn.GELU(approximate),
+        "compile-static": torch_compile(lambda t: F.gelu(t, approximate=approximate), False),
+        "compile-dynamic": torch_compile(lambda t: F.gelu(t, approximate=approximate), True),
+    }
+    if function.endswith("_grad"):
+        return {name: tensor_kernel(torch_gradient(fn), device) for name, fn in forward.items()}
+
+    def out_variant(t):
+        out = torch.empty_like(t)
+        torch.ops.aten.gelu.out(t, approximate=approximate, out=out)
+        return out
+
+    forward["aten.gelu.out"] = out_variant
+    return {name: tensor_kernel(fn, device) for name, fn in forward.items()}
+
+
+def _paths(impl: str, function: str, fn, device: str):
+    layouts = torch_layout_paths(fn, device)
+    return lambda fmt: {**layouts(fmt), **call_paths(impl, function, device)}
+
+
 def load(device: str = "cpu") -> Backend:
     name = "torch" if device == "cpu" else "torch-cuda"
     ok, reason, version = torch_availability(device)
@@ -47,7 +90,8 @@ def load(device: str = "cpu") -> Backend:
         return Backend(name, False, reason, version)
     impls = tuple(Implementation(name, impl, function, tensor_kernel(fn, device), device=device,
                                  description=text, prepare=preparer(fn, device),
-                                 synchronize=synchronizer(device))
+                                 synchronize=synchronizer(device),
+                                 paths=_paths(impl, function, fn, device))
                   for impl, function, fn, text in with_gradients(torch_functions()))
     return Backend(name, True, "", version, impls)
 

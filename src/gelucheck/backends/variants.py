@@ -17,12 +17,14 @@ NATIVE = ("float16", "float32", "float64")
 def load() -> Backend:
     impls = (
         Implementation("variants", "gelu_new", "gelu_tanh", lambda x: tanh_form(np, x), NATIVE,
-                       WIDER, description="HF gelu_new: 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3)))"),
+                       WIDER, rows_batch=True,
+                       description="HF gelu_new: 0.5x(1+tanh(sqrt(2/pi)(x+0.044715x^3)))"),
         Implementation("variants", "gelu_fast", "gelu_tanh", lambda x: gelu_tanh_fast(np, x),
                        NATIVE, WIDER,
+                       rows_batch=True,
                        description="HF gelu_fast: 0.5x(1+tanh(0.7978845608x(1+0.044715x^2)))"),
         Implementation("variants", "quick_gelu", "gelu", lambda x: quick_gelu(np, x), NATIVE,
-                       WIDER, description="HF quick_gelu: x*sigmoid(1.702x)",
+                       WIDER, rows_batch=True, description="HF quick_gelu: x*sigmoid(1.702x)",
                        approximates="gelu"),
     )
     missing = {name: "these NumPy formulas have no autograd"

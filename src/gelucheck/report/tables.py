@@ -6,7 +6,7 @@ import math
 
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
-from ..results import AccuracyResult, DriftResult, MinimumFinding, SignFinding
+from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SignFinding
 
 
 def fmt_ulp(value) -> str:
@@ -125,6 +125,46 @@ def sign_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def consistency_rows(results: list) -> tuple[list[str], list[list]]:
+    """Per implementation and dtype, each path whose outputs differ from the bulk result."""
+    header = ["implementation", "function", "dtype", "path", "differ", "max ulp between",
+              "path max ulp", "bulk max ulp", "example"]
+    body = []
+    for r in results:
+        if not isinstance(r, ConsistencyResult):
+            continue
+        groups: dict[tuple, list] = {}  # paths with the same figures share a row
+        for p in r.paths:
+            if p.n_differ or p.error:
+                key = (p.n_differ, p.max_ulp_difference, p.max_ulp, p.error)
+                groups.setdefault(key, []).append(p)
+        for same in groups.values():
+            p, e = same[0], (same[0].examples[0] if same[0].examples else None)
+            body.append([r.identity.id, r.identity.function, r.identity.dtype,
+                         _path_names([q.name for q in same]),
+                         "ERROR" if p.error else f"{p.n_differ:,} of {p.n_inputs:,}",
+                         fmt_ulp(p.max_ulp_difference), fmt_ulp(p.max_ulp),
+                         fmt_ulp(r.bulk_max_ulp),
+                         p.error or ("-" if e is None else
+                                     f"x={e['x']:.6g} ({e['x_hex']}): bulk {e['bulk']:.6g}, "
+                                     f"path {e['path']:.6g}")])
+    return header, body
+
+
+def _path_names(names: list[str]) -> str:
+    """length-2, length-3, ..., length-9 -> length-2..9; other names as they are."""
+    lengths = sorted(int(n.split("-")[1]) for n in names if n.startswith("length-"))
+    parts = [n for n in names if not n.startswith("length-")]
+    runs: list[list[int]] = []
+    for n in lengths:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts += [f"length-{r[0]}" + (f"..{r[-1]}" if len(r) > 1 else "") for r in runs]
+    return ", ".join(parts)
+
+
 def special_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "input", "expected", "computed"]
     body = []
@@ -161,6 +201,7 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     out.append(("Sign of the derivative", sign_rows(results)))
     out.append(("Special inputs that miss their limit", special_rows(results)))
     out.append(("Drift of the tanh form from exact GELU", drift_rows(results)))
+    out.append(("Paths whose outputs differ from the bulk result", consistency_rows(results)))
     return out
 
 

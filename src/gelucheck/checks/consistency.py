@@ -1,0 +1,167 @@
+"""Same input, same output (docs/design.md, Consistency): each input evaluated along other
+paths than one long contiguous array - alone, at every position of short arrays of every
+length up to two vector widths and one, in non-contiguous layouts, through other call paths -
+and compared bit for bit with the bulk result, which is the baseline.
+
+How each path is reached. A single element is a call on a one-element array (and on a 0-d
+array). Short arrays of length L are separate arrays, one call each, every input once per
+length (input i at position i mod L). Where the implementation says the kernel takes the same
+path for the rows of a padded 2-D view (``Implementation.rows_batch``: NumPy's ufunc loops),
+they are batched that way instead (gelucheck.paths), and a test holds the batched result to
+separate calls; torch's TensorIterator does not (it takes a strided loop for such a view, and
+gives other results), so torch is called array by array. Layouts are built on the
+framework's side (a strided, transposed, channels-last or offset view of a larger tensor) and
+handed to the kernel as they are. Backends add their own paths through
+``Implementation.paths``.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ..backends import Implementation, ImplementationError
+from ..formats import Format, narrow
+from ..paths import MAX_LENGTH, padded_rows
+from ..results import ConsistencyResult, Failure, Identity, PathFigures
+from ..ulp import ulp_error
+from . import data
+
+EXAMPLES = 3
+
+
+def separately(kernel: Callable, x: np.ndarray, length: int) -> np.ndarray:
+    """Every input once, in consecutive separate arrays of exactly ``length`` (the last one
+    completed with x[0]): one call each. Input i sits at position i mod length."""
+    padded = np.concatenate([x, np.repeat(x[:1], -len(x) % length)])
+    out = np.empty_like(padded)
+    for start in range(0, len(padded), length):
+        out[start:start + length] = kernel(padded[start:start + length].copy())
+    return out[:len(x)]
+
+
+def _batched(impl: Implementation, fmt: Format, x: np.ndarray, length: int) -> np.ndarray:
+    wide = impl.wider.get(fmt)
+    view, n = padded_rows(x, length, wide.dtype if wide else None)
+    out = np.asarray(impl.kernel(view))
+    return (narrow(out, fmt) if wide else out).reshape(-1)[:n]
+
+
+def _zero_d(kernel: Callable, x: np.ndarray) -> np.ndarray:
+    out = np.empty_like(x)
+    for i in range(len(x)):
+        out[i] = kernel(x[i:i + 1].copy().reshape(()))  # a 0-d array (a 0-d tensor in torch)
+    return out
+
+
+def generic_paths(impl: Implementation, fmt: Format, lengths: bool = True) -> dict:
+    """name -> callable(x) -> outputs, for the paths every implementation has."""
+    paths = {"one-element": lambda x: separately(impl, x, 1),
+             "0-d": lambda x: _zero_d(impl, x)}
+    if lengths:
+        for n in range(2, MAX_LENGTH[fmt.name] + 1):
+            paths[f"length-{n}"] = ((lambda x, n=n: _batched(impl, fmt, x, n))
+                                    if impl.rows_batch else
+                                    (lambda x, n=n: separately(impl, x, n)))
+    return paths
+
+
+def _same(a: np.ndarray, b: np.ndarray, fmt: Format) -> np.ndarray:
+    return fmt.bits_of(a) == fmt.bits_of(b)
+
+
+def check(impl: Implementation, fmt: Format, inputs: np.ndarray | None = None,
+          lengths: bool = True) -> ConsistencyResult:
+    """Every path of ``impl`` against its bulk result on the stored inputs of ``fmt`` (or on
+    ``inputs``): per path, how many outputs differ bit for bit, the largest difference in
+    ulps of the bulk output, examples, and the path's own worst ulp error."""
+    tab = data.table(fmt)
+    x = tab.x if inputs is None else inputs
+    result = ConsistencyResult(Identity.of(impl, fmt))
+    function = impl.reference_function
+    if inputs is None:
+        exact = data.exact(tab, function)
+    else:
+        index = np.searchsorted(tab.x.astype(np.float64), x.astype(np.float64))
+        exact = data.exact(tab, function)[index]
+    try:
+        base = impl(x)
+    except ImplementationError as exc:
+        result.failure = Failure(str(exc))
+        return result
+    base_err = ulp_error(base, exact, fmt)
+    result.bulk_max_ulp = float(np.max(np.where(np.isnan(base_err), 0, base_err)))
+    paths = generic_paths(impl, fmt, lengths)
+    if impl.paths is not None:
+        paths.update(impl.paths(fmt))
+    for name, run in paths.items():
+        try:
+            with np.errstate(all="ignore"):
+                y = np.asarray(run(x)).astype(fmt.dtype)
+        except Exception as exc:  # noqa: BLE001 - a path that fails is a finding about it
+            result.paths.append(PathFigures(name, len(x), error=f"{type(exc).__name__}: {exc}"))
+            continue
+        differ = ~_same(y, base, fmt)
+        err = ulp_error(y, exact, fmt)
+        between = ulp_error(y, _as_exact(base), fmt)
+        idx = np.flatnonzero(differ)
+        worst = idx[np.argsort(-np.nan_to_num(between[idx], posinf=np.inf), kind="stable")]
+        result.paths.append(PathFigures(
+            name, len(x), n_differ=int(differ.sum()),
+            max_ulp_difference=float(np.max(between[idx])) if idx.size else 0.0,
+            max_ulp=float(np.max(np.where(np.isnan(err), 0, err))),
+            examples=[{"x": float(x[i]), "x_hex": fmt.hex(x[i]), "bulk": float(base[i]),
+                       "path": float(y[i]), "bulk_ulp": float(base_err[i]),
+                       "path_ulp": float(err[i])} for i in worst[:EXAMPLES]]))
+    return result
+
+
+def _as_exact(values: np.ndarray):
+    """A computed output as the 'exact' value it is compared against: representable, so a
+    zero residual signed like it."""
+    from ..ulp import Exact
+
+    a = values.astype(np.float64)
+    return Exact(a, np.copysign(0.0, a))
+
+
+def _case(spec: tuple[str, str, str]) -> ConsistencyResult:
+    """One (implementation id, function, dtype) case, in a worker process."""
+    from ..backends import backend_version, find
+    from ..formats import get_format
+
+    impl_id, function, dtype = spec
+    impl = find(impl_id, function)[0]
+    result = check(impl, get_format(dtype))
+    result.identity = Identity.of(impl, get_format(dtype), backend_version(impl))
+    return result
+
+
+def run(impls: list[Implementation], dtypes: list[Format], workers: int = 1,
+        progress: bool = True) -> list[ConsistencyResult]:
+    """Every implementation x dtype, spread over ``workers`` processes (each one case at a
+    time: a path's own threads stay as the framework sets them)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ..backends import backend_version
+    from ..progress import bar as progress_bar
+
+    cases = [(i, d) for i in impls for d in dtypes if d in i.dtypes]
+    bar = progress_bar(len(cases), "consistency", progress, unit="case")
+    out = []
+    if workers <= 1 or any(i.backend == "user" for i, _ in cases):
+        for impl, fmt in cases:
+            result = check(impl, fmt)
+            result.identity = Identity.of(impl, fmt, backend_version(impl))
+            out.append(result)
+            bar.update()
+    else:
+        specs = [(i.id, i.function.name, d.name) for i, d in cases]
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            for result in pool.map(_case, specs):
+                out.append(result)
+                bar.update()
+    bar.close()
+    return out

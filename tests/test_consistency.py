@@ -1,0 +1,94 @@
+"""Same input, same output: the consistency check's paths are the paths they name, and it
+finds what differs. The full matrix: `gelucheck consistency` (or -m consistency)."""
+import numpy as np
+import pytest
+
+from gelucheck import budgets
+from gelucheck.backends import Implementation, find, select
+from gelucheck.checks import consistency, data
+from gelucheck.formats import FORMATS
+
+F16, F32 = FORMATS["float16"], FORMATS["float32"]
+
+
+def _subset(fmt, step=13):
+    return data.table(fmt).x[::step]
+
+
+@pytest.mark.parametrize("impl", [i for i in select(["numpy", "scipy", "variants"])
+                                  .implementations if i.rows_batch], ids=lambda i: i.id)
+def test_batched_rows_take_the_path_of_separate_arrays(impl):
+    """Where an implementation says so (NumPy ufuncs), rows of a padded 2-D view give what
+    separate arrays of that length give, bit for bit."""
+    x = _subset(F16)
+    paths = consistency.generic_paths(impl, F16)
+    for n in (2, 5, 16, 17, 33, 65):
+        batched = paths[f"length-{n}"](x)
+        separate = consistency.separately(impl, x, n)
+        assert np.array_equal(F16.bits_of(batched), F16.bits_of(separate)), n
+
+
+def test_torchs_own_short_tensors_are_separate_calls():
+    """torch's paths build each short tensor on the tensor side (faster); they equal one call
+    per NumPy array through the implementation, bit for bit."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    for function in ("gelu", "gelu_grad"):
+        impl = find("torch:F.gelu", function)[0]
+        x = _subset(F16, 7)
+        fast, generic = impl.paths(F16), consistency.generic_paths(impl, F16)
+        for name in ("one-element", "0-d", "length-2", "length-33", "length-65"):
+            assert np.array_equal(F16.bits_of(fast[name](x)),
+                                  F16.bits_of(generic[name](x))), (function, name)
+
+
+def test_a_planted_single_element_path_is_found():
+    """A kernel that is one ulp off only when called on one element: the one-element and 0-d
+    paths differ at every input with a finite nonzero output, no other path does."""
+    base = find("scipy:x*ndtr", "gelu")[0]
+
+    def kernel(x):
+        y = base.kernel(x.astype(np.float64)).astype(x.dtype)
+        if x.size == 1:
+            y = np.nextafter(y, np.asarray(np.inf, y.dtype))
+        return y
+
+    impl = Implementation("test", "single-off", "gelu", kernel)
+    x = _subset(F16, 97)
+    result = consistency.check(impl, F16, inputs=x)
+    by_name = {p.name: p for p in result.paths}
+    finite = np.count_nonzero(np.isfinite(base(x).astype(np.float64)))
+    assert by_name["one-element"].n_differ == by_name["0-d"].n_differ == finite
+    assert all(p.n_differ == 0 for p in result.paths if p.name not in ("one-element", "0-d"))
+    assert by_name["one-element"].max_ulp_difference >= 1
+
+
+def test_torch_float32_at_2p127_depends_on_the_length():
+    """docs/design.md (measured on torch 2.13 CPU): F.gelu gives 1.7014e38 for a one-element
+    tensor holding 2^127 and +inf inside a longer one."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    impl = find("torch:F.gelu", "gelu")[0]
+    tab = data.table(F32)
+    near = np.abs(tab.x.astype(np.float64)) >= 2.0**126
+    result = consistency.check(impl, F32, inputs=tab.x[near], lengths=False)
+    one = {p.name: p for p in result.paths}["one-element"]
+    assert one.n_differ > 0
+    example = next(e for e in one.examples if e["x"] == 2.0**127)
+    assert example["bulk"] == np.inf and example["path"] == pytest.approx(1.7014118e38)
+
+
+@pytest.mark.parametrize("spec, function", [("torch:F.gelu", "gelu"),
+                                            ("torch:F.gelu", "gelu_grad"),
+                                            ("scipy:x*ndtr", "gelu")])
+def test_consistency_within_budget(spec, function, gelucheck_budgets):
+    """A representative subset in the default run: float16, every path; the counts that
+    differ from the bulk result are the ones recorded (known inconsistencies with reasons)."""
+    if spec.startswith("torch"):
+        pytest.importorskip("torch", reason="torch is not installed")
+    impl = find(spec, function)[0]
+    result = consistency.check(impl, F16)
+    from gelucheck.results import Identity
+
+    result.identity = Identity.of(impl, F16)
+    verdict = budgets.judge_consistency(result, gelucheck_budgets)
+    assert not verdict.missing, "record it: gelucheck consistency --write-budgets FILE"
+    assert not verdict.failed, verdict.message()
