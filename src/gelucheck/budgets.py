@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import tomlkit
 import tomllib
 
 from .errors import UsageError
@@ -251,12 +250,16 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
 
 def _table(parent, key: str):
     """parent[key] as a table, created as a dotted header ([a.b.c]) when missing."""
+    import tomlkit
+
     if key not in parent:
         parent[key] = tomlkit.table(is_super_table=True)
     return parent[key]
 
 
 def _value(value):
+    import tomlkit
+
     if isinstance(value, dict):
         inline = tomlkit.inline_table()
         inline.update(value)
@@ -268,6 +271,8 @@ def write(path: str | Path, budgets: Budgets, header: str = HEADER) -> None:
     """Write ``budgets`` to ``path`` with tomlkit. Into an existing file the figures are
     written in place, so the comments and the order people gave it are kept; new entries
     and defects are added at the end."""
+    import tomlkit  # only writing needs it
+
     path = Path(path)
     if path.exists():
         doc = tomlkit.parse(path.read_text())
