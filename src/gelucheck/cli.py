@@ -137,6 +137,11 @@ def _add_measure(sub) -> None:
     report = sub.add_parser("report", help="the whole accuracy matrix of every available backend")
     _add_selection(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
+    report.add_argument("--html", metavar="FILE", help="write one self-contained HTML page")
+    page = sub.add_parser("html", help="render saved JSON reports as one self-contained HTML "
+                          "page (several side by side, with what changed between them)")
+    page.add_argument("reports", nargs="+", metavar="REPORT.json", help="saved reports")
+    page.add_argument("-o", "--output", required=True, metavar="FILE", help="the page")
     consistency = sub.add_parser(
         "consistency", help="same input, same output: every implementation along other call "
         "paths (alone, short arrays, strided and transposed views, module/out=/compiled "
@@ -232,6 +237,7 @@ def _measure(args, with_drift: bool) -> int:
 
     json_path = outputs.file(args.json, "--json")
     markdown_path = outputs.file(args.markdown, "--markdown")
+    html_path = outputs.file(getattr(args, "html", None), "--html")
     plots = outputs.folder(getattr(args, "plots", None), "--plots")
     budgets = budgets_mod.load(args.budgets) if args.budgets else None
     impls = _selected(args)
@@ -252,6 +258,11 @@ def _measure(args, with_drift: bool) -> int:
         markdown_path.write_text(tables.render(results, "markdown", env))
     if plots:
         _plots(results, plots)
+    if html_path:
+        from .report import html
+
+        html_path.write_text(html.render([("report", results, env)]))
+        print(f"HTML report written to {html_path}")
     status = 0
     if budgets is not None:
         _warn_stale(budgets, args.budgets)
@@ -345,6 +356,24 @@ def _consistency(args) -> int:
     return status
 
 
+def _html(args) -> int:
+    from pathlib import Path
+
+    from . import outputs
+    from .report import compare, html, jsonio
+
+    target = outputs.file(args.output, "--output")
+    loaded = [(Path(p).stem, *jsonio.read_report(p)) for p in args.reports]
+    names = [n for n, _, _ in loaded]
+    if len(set(names)) < len(names):  # two files of the same name: tell them apart
+        loaded = [(f"{i + 1}:{n}", r, e) for i, (n, r, e) in enumerate(loaded)]
+    diffs = [(f"Compare {a[0]} -> {b[0]}", compare.compare(a[1], b[1]))
+             for a, b in zip(loaded, loaded[1:])]
+    target.write_text(html.render(loaded, diffs))
+    print(f"{target}: {target.stat().st_size / 1e6:.2f} MB")
+    return 0
+
+
 def _compare(args) -> int:
     from .report import compare, jsonio
 
@@ -432,7 +461,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"reference": _reference, "list": _list, "compare": _compare,
-                "consistency": _consistency,
+                "consistency": _consistency, "html": _html,
                 "budgets": _budgets, "sweep": _sweep,
                 "check": lambda a: _measure(a, with_drift=False),
                 "report": lambda a: _measure(a, with_drift=True)}

@@ -3,7 +3,8 @@ special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
 from .backends import Implementation, backend_version
-from .checks import accuracy, drift, minimum, sign, specials
+from .checks import accuracy, data, drift, minimum, sign, specials
+from .checks.profile import profile
 from .formats import Format
 from .progress import bar as progress_bar
 from .results import AccuracyResult, DriftResult
@@ -11,12 +12,12 @@ from .results import AccuracyResult, DriftResult
 
 def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
     """The accuracy result of one implementation in one dtype, minimum and specials included."""
-    keep = keep_errors or sign.applies(impl)
-    result = accuracy.measure(impl, fmt, backend_version(impl), keep)
+    result = accuracy.measure(impl, fmt, backend_version(impl), keep_errors=True)
     if result.failure is None:
         result.minimum = minimum.check(impl, fmt)
         result.specials = specials.check(impl, fmt)
         result.sign = sign.check(impl, fmt, result.outputs)
+        result.profile = profile(data.table(fmt).x, result.errors)
         if not keep_errors:
             result.errors = result.outputs = None
     return result

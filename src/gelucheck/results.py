@@ -165,7 +165,9 @@ class AccuracyResult:
     minimum: MinimumFinding | Failure | None = None
     specials: dict[str, SpecialOutcome] | Failure | None = None
     sign: SignFinding | Failure | None = None
-    n_tried: int | None = None  # how many inputs a failed measurement was given
+    n_tried: int | None = None
+    # ulp error against x in a few hundred bins (checks.profile): what plots are drawn from
+    profile: dict | None = None  # how many inputs a failed measurement was given
     # per-input ulp errors and outputs, kept (not written) for plots and assertions
     errors: np.ndarray | None = field(default=None, repr=False, compare=False)
     outputs: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -206,6 +208,8 @@ class AccuracyResult:
             out["specials"] = _part_to_json(self.specials)
         if self.sign is not None:
             out["sign"] = _part_to_json(self.sign)
+        if self.profile is not None:
+            out["profile"] = self.profile
         return out
 
     @classmethod
@@ -220,7 +224,7 @@ class AccuracyResult:
                    _part_from_json(d.get("specials"),
                                    lambda s: {k: SpecialOutcome(**v) for k, v in s.items()}),
                    _part_from_json(d.get("sign"), lambda s: SignFinding(**s)),
-                   d.get("n_inputs") if failure else None)
+                   d.get("n_inputs") if failure else None, d.get("profile"))
 
 
 @dataclass(frozen=True)

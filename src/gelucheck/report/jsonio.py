@@ -67,10 +67,16 @@ def write(results: list[Result], path: str | Path) -> None:
 def read(path: str | Path) -> list[Result]:
     """The results of a report file; refused with the file named when it is not one, or of a
     schema this version does not know."""
+    return read_report(path)[0]
+
+
+def read_report(path: str | Path) -> tuple[list[Result], dict | None]:
+    """(results, environment) of a report file (schema 1 has no environment)."""
     try:
         data = json.loads(Path(path).read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UsageError(f"{path}: not a gelucheck JSON report ({exc})") from None
+    environment = data.get("environment") if isinstance(data, dict) else None
     if isinstance(data, list):
         results = data  # schema 1
     elif isinstance(data, dict) and "results" in data:
@@ -83,6 +89,6 @@ def read(path: str | Path) -> list[Result]:
         raise UsageError(f"{path}: not a gelucheck JSON report (expected an object with "
                          "'results', or a list of results)")
     try:
-        return [from_json(d) for d in _restore(results)]
+        return [from_json(d) for d in _restore(results)], environment
     except UsageError as exc:
         raise UsageError(f"{path}: {exc}") from None

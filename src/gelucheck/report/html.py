@@ -1,0 +1,326 @@
+"""One self-contained HTML page of a report (or of several, side by side): nothing is loaded
+from anywhere - figures are PNG data embedded in the page, the script and styles are inline,
+and a Content-Security-Policy forbids every request, so the file opens offline and can be
+attached to an issue.
+
+Figures are drawn with matplotlib from what the results carry (each accuracy result's
+profile, the sweeps' histograms, the minima), never by measuring again. matplotlib's PNGs
+keep the page small and exact to what was measured; the only interaction a reader needs -
+sorting tables - is a few lines of script.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+from datetime import datetime, timezone
+
+import numpy as np
+
+from ..checks.profile import SCALE, transform
+from ..checks.regions import REGIONS
+from ..formats import FORMATS
+from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SweepResult
+from . import tables
+from .environment import one_line
+
+CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
+       "script-src 'unsafe-inline'")
+
+STYLE = """
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1300px;color:#222}
+h1{font-size:1.6em} h2{margin-top:1.6em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;margin:.6em 0} td,th{border:1px solid #ccc;padding:2px 6px}
+th{background:#f3f3f3;cursor:pointer} td.num{text-align:right;font-variant-numeric:tabular-nums}
+.heat td{min-width:7em;text-align:center} .key span{display:inline-block;padding:1px 6px;
+margin-right:4px} img{max-width:100%;display:block;margin:.4em 0} .env{color:#555}
+details{margin:.4em 0} summary{cursor:pointer;font-weight:600}
+"""
+
+# Run when the page is opened with #selfcheck (the browser test does): every figure drawn
+# with a size, and sorting a table by a numeric column puts it in order.
+SELFCHECK = """
+if(location.hash==='#selfcheck'){const imgs=[...document.images];
+const drawn=imgs.filter(i=>i.complete&&i.naturalWidth>0&&i.getBoundingClientRect().width>0);
+let sorted=null;const t=document.querySelector('table.sortable');if(t){
+const th=[...t.tHead.rows[0].cells].find((c,k)=>t.tBodies[0].rows.length>1&&
+t.tBodies[0].rows[0].cells[k].classList.contains('num'));if(th){th.click();
+const k=[...th.parentNode.children].indexOf(th);const v=[...t.tBodies[0].rows].map(
+r=>parseFloat(r.cells[k].dataset.v));sorted=v.every((x,i)=>i===0||isNaN(x)||isNaN(v[i-1])||
+v[i-1]<=x);}}document.body.dataset.selfcheck=JSON.stringify({images:imgs.length,
+drawn:drawn.length,sorted:sorted});}
+"""
+
+SCRIPT = """
+function sortTable(th){const t=th.closest('table'),i=[...th.parentNode.children].indexOf(th);
+const rows=[...t.tBodies[0].rows],asc=th.dataset.asc!=='1';th.dataset.asc=asc?'1':'0';
+const key=r=>{const s=r.cells[i].dataset.v??r.cells[i].textContent;const n=parseFloat(s);
+return isNaN(n)?s:n};rows.sort((a,b)=>{const x=key(a),y=key(b);
+return (x<y?-1:x>y?1:0)*(asc?1:-1)});rows.forEach(r=>t.tBodies[0].appendChild(r));}
+document.querySelectorAll('table.sortable th').forEach(th=>th.addEventListener('click',
+()=>sortTable(th)));
+"""
+
+
+def _png(fig) -> str:
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=80)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+
+
+def _img(src: str, alt: str) -> str:
+    return f'<img src="{src}" alt="{html.escape(alt)}">'
+
+
+def _ticks(ax, lo: float, hi: float) -> None:
+    """x ticks at 0 and ±10^k on the asinh axis (every d-th power, so at most ~16 ticks),
+    labelled with x itself."""
+    top = max(abs(lo), abs(hi))
+    powers = [k for k in range(-2, 309) if transform(10.0**k) <= top]
+    every = max(1, -(-len(powers) // 8))
+    values = [0.0] + [s * 10.0**k for k in powers[::every] for s in (1, -1)]
+    shown = sorted(v for v in values if lo <= transform(v) <= hi)
+    ax.set_xticks([float(transform(v)) for v in shown])
+    ax.set_xticklabels([f"{v:g}" for v in shown], rotation=45, fontsize=7)
+
+
+def _quiet(draw):
+    """matplotlib warns of huge values on log axes (1e297 ulps): they are the data."""
+    def quiet(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return draw(*args, **kwargs)
+    return quiet
+
+
+@_quiet
+def ulp_figure(results: list[AccuracyResult], title: str) -> str:
+    """ulp error against x for several implementations on shared axes: asinh x axis (linear
+    near 0, log in the tails), region boundaries, the 0.5 ulp line, each worst input marked."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(11, 4))
+    lo, hi = math.inf, -math.inf
+    top = 1.0
+    for r in results:
+        p = r.profile or {"x": [], "max_ulp": []}
+        x, e = np.array(p["x"]), np.array(p["max_ulp"], dtype=float)
+        if x.size:
+            finite = np.isfinite(e)
+            top = max(top, float(e[finite].max()) if finite.any() else top)
+    top = min(top, 1e250)  # inf, NaN drawn at 4 x top; log ticks overflow near 1e300
+    for k, r in enumerate(results):
+        p = r.profile or {"x": [], "max_ulp": []}
+        x, e = np.array(p["x"]), np.array(p["max_ulp"], dtype=float)
+        if not x.size:
+            continue
+        t = transform(x)
+        lo, hi = min(lo, t.min()), max(hi, t.max())
+        shown = np.minimum(np.where(np.isfinite(e), e, top * 4), top * 4)
+        (line,) = ax.plot(t, shown, ".", ms=3, label=r.identity.id)
+        f = r.figures
+        ax.plot(transform(f.worst_input), min(f.max_ulp, top * 4), "*", ms=12,
+                color=line.get_color(), markeredgecolor="k")
+        ax.annotate(f"{tables.fmt_max(f)} at {f.worst_input:.4g}",
+                    (float(transform(f.worst_input)), min(f.max_ulp, top * 4)),
+                    textcoords="offset points", xytext=(5, 4 + 9 * k), fontsize=7,
+                    color=line.get_color())
+    if math.isfinite(lo):
+        for _, boundary, _ in REGIONS[1:]:
+            ax.axvline(float(transform(boundary)), color="#bbb", lw=0.7, ls=":")
+        _ticks(ax, lo, hi)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5 ulp (correctly rounded)")
+    ax.set_yscale("log")
+    ax.set_ylim(1e-3, top * 8)  # below a thousandth of an ulp nothing is worth seeing
+    ax.set_ylabel("ulp error (inf/NaN drawn at the top)")
+    ax.set_xlabel(f"x  (asinh(x/{SCALE:g}) axis: linear near 0, logarithmic in the tails)")
+    ax.set_title(title)
+    ax.legend(fontsize=7, loc="upper left", ncol=2)
+    fig.tight_layout()
+    return _png(fig)
+
+
+@_quiet
+def minimum_figure(results: list[AccuracyResult], title: str) -> str:
+    """GELU near its minimum: each implementation's plateau of smallest outputs against x*
+    and GELU(x*)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(11, 3))
+    found = [(r, r.minimum) for r in results if isinstance(r.minimum, MinimumFinding)]
+    for k, (r, m) in enumerate(found):
+        ax.plot([m.plateau_lo, m.plateau_hi], [k, k], lw=6, solid_capstyle="butt")
+        ax.annotate(f"{r.identity.id}: {m.value:.9g} ({m.value_ulp_error:.3g} ulp)",
+                    (m.plateau_hi, k), textcoords="offset points", xytext=(6, -3), fontsize=7)
+    if found:
+        x_star = found[0][1].x_star
+        ax.axvline(x_star, color="k", lw=1, ls="--", label=f"x* = {x_star:.12g}")
+        ax.set_yticks(range(len(found)))
+        ax.set_yticklabels([r.identity.dtype for r, _ in found], fontsize=7)
+        ax.legend(fontsize=7, loc="lower left")
+    ax.set_xlabel("x: the plateau of inputs where the output is smallest")
+    ax.set_title(title)
+    fig.tight_layout()
+    return _png(fig)
+
+
+@_quiet
+def histogram_figure(result: SweepResult) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    counts = np.array(result.histogram["counts"], dtype=float)
+    labels = ["<=0.5", "(0.5,1)"] + [f"2^{k - 2}" for k in range(2, len(counts) - 1)] + ["inf"]
+    fig, ax = plt.subplots(figsize=(11, 3))
+    ax.bar(range(len(counts)), np.where(counts > 0, counts, np.nan), color="#4477aa")
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(counts)))
+    ax.set_xticklabels(labels, rotation=90, fontsize=7)
+    ax.set_ylabel("inputs")
+    ax.set_title(f"{result.label}: distribution of ulp errors over "
+                 f"{result.figures.n_inputs:,} inputs")
+    fig.tight_layout()
+    return _png(fig)
+
+
+def _class(result: AccuracyResult | None) -> tuple[str, str, str]:
+    """(symbol, text, colour) of a heatmap cell - the symbol tells it without colour."""
+    if result is None:
+        return "", "", "#fff"
+    if result.failure:
+        return "✗", "error", "#999"
+    f = result.figures
+    if not math.isfinite(f.max_ulp) or result.all_nan:
+        return "∞", "inf or NaN", "#7f0000"
+    if f.max_ulp <= 0.5 and not f.not_correctly_rounded:
+        return "✓", "correctly rounded", "#1a9850"
+    level = min(1.0, math.log2(max(f.max_ulp, 1)) / 24)
+    colour = f"rgb({int(255 * (0.6 + 0.4 * level))},{int(255 * (0.85 - 0.7 * level))},80)"
+    return ("≤1" if f.max_ulp <= 1 else "!"), tables.fmt_max(f), colour
+
+
+def heatmap(results: list[AccuracyResult], function: str) -> str:
+    rows: dict[str, dict] = {}
+    for r in results:
+        if r.identity.function == function:
+            rows.setdefault(r.identity.id, {})[r.identity.dtype] = r
+    dtypes = [d for d in FORMATS if any(d in by for by in rows.values())]
+    head = "".join(f"<th>{d}</th>" for d in dtypes)
+    body = []
+    for impl, by in rows.items():
+        cells = []
+        for d in dtypes:
+            symbol, text, colour = _class(by.get(d))
+            ink = "#fff" if colour in ("#7f0000", "#999") else "#000"
+            cells.append(f'<td style="background:{colour};color:{ink}" '
+                         f'title="{html.escape(text)}">{symbol} {html.escape(text)}</td>')
+        body.append(f"<tr><th>{html.escape(impl)}</th>{''.join(cells)}</tr>")
+    return (f'<table class="heat"><thead><tr><th>{html.escape(function)}</th>{head}</tr>'
+            f"</thead><tbody>{''.join(body)}</tbody></table>")
+
+
+def table_html(header: list[str], body: list[list]) -> str:
+    def cell(value) -> str:
+        text = str(value)
+        try:
+            number = float(text.replace(",", "").split(" ")[0])
+            return f'<td class="num" data-v="{number}">{html.escape(text)}</td>'
+        except ValueError:
+            return f"<td>{html.escape(text)}</td>"
+
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    rows = "".join("<tr>" + "".join(cell(c) for c in row) + "</tr>" for row in body)
+    return (f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody>'
+            "</table>")
+
+
+def render(reports: list[tuple[str, list, dict | None]],
+           compare_sections: list[tuple[str, dict]] | None = None) -> str:
+    """The page for one or more (name, results, environment) reports; with several, each
+    implementation is labelled with its report's name, so they sit side by side."""
+    results, environments = [], []
+    for name, rs, env in reports:
+        if len(reports) > 1:
+            rs = [_relabel(r, name) for r in rs]
+        results += rs
+        if env:
+            environments.append((name, env))
+    accuracy = [r for r in results if isinstance(r, AccuracyResult) and r.figures]
+    parts = ["<h1>gelucheck accuracy report</h1>",
+             f'<p class="env">rendered {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}</p>']
+    for name, env in environments:
+        parts.append(f'<p class="env"><b>{html.escape(name)}</b>: '
+                     f"{html.escape(one_line(env))}</p>")
+    functions = list(dict.fromkeys(r.identity.function for r in accuracy))
+    parts.append("<h2>Summary: max ulp error per implementation and dtype</h2>"
+                 '<p class="key"><span style="background:#1a9850">✓ correctly rounded</span>'
+                 '<span style="background:rgb(153,217,80)">≤1 faithful</span>'
+                 '<span style="background:rgb(255,38,80)">! worse (darker: more ulps, log '
+                 'scale)</span><span style="background:#7f0000;color:#fff">∞ inf or NaN'
+                 '</span><span style="background:#999">✗ error</span></p>')
+    parts += [heatmap(accuracy, f) for f in functions]
+    parts.append("<h2>Ulp error against x</h2>")
+    for function in functions:
+        for dtype in FORMATS:
+            group = [r for r in accuracy if r.identity.function == function
+                     and r.identity.dtype == dtype]
+            if group:
+                parts.append(f"<details open><summary>{function} {dtype}</summary>"
+                             + _img(ulp_figure(group, f"{function} {dtype}"),
+                                    f"ulp error of {function} in {dtype}") + "</details>")
+    gelus = [r for r in accuracy if isinstance(r.minimum, MinimumFinding)]
+    if gelus:
+        parts.append("<h2>GELU near its minimum</h2>")
+        for function in dict.fromkeys(r.identity.function for r in gelus):
+            group = [r for r in gelus if r.identity.function == function]
+            parts.append(_img(minimum_figure(group, f"{function}: plateaus around x*"),
+                              f"minimum of {function}"))
+    for r in results:
+        if isinstance(r, SweepResult) and r.histogram and r.figures:
+            parts.append(f"<h2>{html.escape(r.label)}</h2>" + _img(histogram_figure(r),
+                                                                   r.label))
+    for title, (header, body) in tables.sections(results):
+        if body and not title.startswith("Max / mean"):
+            parts.append(f"<h2>{html.escape(title)}</h2>" + table_html(header, body))
+    overall = tables.accuracy_rows(results)
+    if overall[1]:
+        parts.append("<h2>Max / mean ulp error</h2>" + table_html(*overall))
+    for title, diff in compare_sections or []:
+        parts.append(f"<h2>{html.escape(title)}</h2>")
+        for key, label in (("worse", "Worse"), ("better", "Better"),
+                           ("only_old", "Only in the old report"),
+                           ("only_new", "Only in the new report")):
+            if diff[key]:
+                items = "".join(f"<li>{html.escape(line)}</li>" for line in diff[key])
+                parts.append(f"<details open><summary>{label} ({len(diff[key])})</summary>"
+                             f"<ul>{items}</ul></details>")
+        if not any(diff.values()):
+            parts.append("<p>No differences.</p>")
+    return ("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
+            "<title>gelucheck accuracy report</title>"
+            f"<style>{STYLE}</style></head><body>{''.join(parts)}"
+            f"<script>{SCRIPT}{SELFCHECK}</script></body></html>")
+
+
+def _relabel(result, name: str):
+    """The same result with its implementation named after its report (side by side)."""
+    from dataclasses import replace
+
+    if isinstance(result, DriftResult):
+        return replace(result, backend=f"{name}/{result.backend}")
+    if isinstance(result, (AccuracyResult, SweepResult, ConsistencyResult)):
+        return replace(result, identity=replace(result.identity,
+                                                backend=f"{name}/{result.identity.backend}"))
+    return result
