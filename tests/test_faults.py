@@ -388,3 +388,29 @@ def test_version_and_python_dash_m():
                           text=True)
     assert done.returncode == 0 and done.stdout.strip() == f"gelucheck {__version__}"
     assert __version__ != "0+unknown"
+
+
+@pytest.mark.slow
+def test_compiled_kernels_are_cached_per_cpu_capability(tmp_path):
+    """A kernel compiled at the default capability must not be loaded under another one
+    (torch 2.13 gave NaN from a shared cache: docs/repro/). gelucheck keys the cache."""
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    if torch.backends.cpu.get_cpu_capability() == "DEFAULT":
+        pytest.skip("no vector capability to switch from on this machine")
+    import os
+    import subprocess
+    import sys
+
+    code = ("import torch, torch.nn.functional as F\n"
+            "from gelucheck.backends.tensors import torch_compile\n"
+            "f = torch_compile(lambda t: F.gelu(t), dynamic=True)\n"
+            "x = torch.linspace(0.1, 3, 1000)\n"
+            "print((f(x) - F.gelu(x)).abs().max().item())\n")
+    env = {k: v for k, v in os.environ.items() if k != "TORCHINDUCTOR_CACHE_DIR"}
+    env["TMPDIR"] = str(tmp_path)  # a fresh cache root, shared by both runs
+    for level in ("default", "avx2"):
+        run_env = dict(env) if level == "default" else {**env, "ATEN_CPU_CAPABILITY": level}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              env=run_env, timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert float(done.stdout.strip().splitlines()[-1]) < 1e-5, (level, done.stdout)

@@ -154,8 +154,17 @@ def torch_compile(fn, dynamic: bool):
     specialisations of one lambda, past the default limit of 8, after which it would run
     eager *silently*. Allow them all, and make any further recompile an error (reported as
     that implementation's) rather than a quiet fallback to eager kernels."""
+    import os
+    import tempfile
+
     import torch
 
+    # Inductor's on-disk cache is shared across CPU capabilities: a kernel compiled for
+    # AVX-512 was loaded under ATEN_CPU_CAPABILITY=avx2 and gave wrong values (and heap
+    # corruption after). Key the cache by what changes the generated code.
+    level = torch.backends.cpu.get_cpu_capability()
+    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(
+        tempfile.gettempdir(), f"gelucheck-inductor-{torch.__version__}-{level}"))
     dynamo = torch._dynamo.config
     dynamo.recompile_limit = max(dynamo.recompile_limit, 64)
     dynamo.fail_on_recompile_limit_hit = True
