@@ -31,3 +31,11 @@ def dies_once(x):
         os.remove(marker)
         os.kill(os.getpid(), signal.SIGKILL)
     return rounded_once(x)
+
+
+def maybe_planted(x):
+    """rounded_once, or `planted` when $GELUCHECK_TEST_PLANT is set: the same code (so the
+    same source digest) before and after a regression."""
+    import os
+
+    return planted(x) if os.environ.get("GELUCHECK_TEST_PLANT") else rounded_once(x)

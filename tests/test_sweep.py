@@ -283,3 +283,82 @@ def test_histogram_bins_by_hand():
     for k, e in enumerate(err[:4]):
         b = [1, 2, 2, 3][k]
         assert edges[b] <= e < edges[b + 1] or (b == 1 and 0.5 < e < 1)
+
+
+GATE_RANGE = "0x3f810000:0x3f820000"  # holds sweep_impls.PLANTED
+
+
+def _gate_budgets(tmp_path):
+    """A budgets file with the float32 entry the sweep figures are recorded in."""
+    path = tmp_path / "b.toml"
+    path.write_text('["user:sweep_impls:maybe_planted".gelu.float32]\nmax_ulp = 1.0\n')
+    return path
+
+
+def _gate(tmp_path, *extra):
+    return main(["sweep", "--impl", "sweep_impls:maybe_planted", "--function", "gelu",
+                 "--range", GATE_RANGE, "--workers", "1", "--no-progress", *extra])
+
+
+def test_a_sweep_gate_fails_on_a_planted_regression(tmp_path, monkeypatch, capsys):
+    budgets_file = _gate_budgets(tmp_path)
+    monkeypatch.delenv("GELUCHECK_TEST_PLANT", raising=False)
+    assert _gate(tmp_path, "--write-budgets", str(budgets_file)) == 0
+    assert 'range = ["0x3f810000", "0x3f820000"]' in budgets_file.read_text()
+    assert _gate(tmp_path, "--budgets", str(budgets_file)) == 0
+    monkeypatch.setenv("GELUCHECK_TEST_PLANT", "1")
+    capsys.readouterr()
+    assert _gate(tmp_path, "--budgets", str(budgets_file)) == 1
+    out = capsys.readouterr().out
+    assert "worse than budget: correctly rounded" in out or "max ulp" in out
+    assert "BUDGET sweep user:sweep_impls:maybe_planted gelu float32" in out
+
+
+def test_the_exhaustive_pytest_items_are_a_gate_too(tmp_path, monkeypatch, request):
+    import subprocess
+    import sys
+
+    budgets_file = _gate_budgets(tmp_path)
+    monkeypatch.delenv("GELUCHECK_TEST_PLANT", raising=False)
+    assert _gate(tmp_path, "--write-budgets", str(budgets_file)) == 0
+    cmd = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-m", "exhaustive",
+           "-p", "no:cacheprovider", str(request.config.rootpath / "tests/test_exhaustive.py"),
+           "--gelucheck-impl", "sweep_impls:maybe_planted", "--gelucheck-function", "gelu",
+           "--gelucheck-sweep-range", GATE_RANGE, "--gelucheck-budgets", str(budgets_file)]
+    env = {**__import__("os").environ, "PYTHONPATH": str(request.config.rootpath / "tests")}
+    clean = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                           cwd=request.config.rootpath)
+    assert clean.returncode == 0, clean.stdout[-3000:]
+    planted = subprocess.run(cmd, capture_output=True, text=True,
+                             env={**env, "GELUCHECK_TEST_PLANT": "1"},
+                             cwd=request.config.rootpath)
+    assert planted.returncode == 1, planted.stdout[-3000:]
+    assert "FAILED sweep user:sweep_impls:maybe_planted gelu float32" in planted.stdout
+
+
+@pytest.mark.slow
+def test_three_local_gateways_merge_to_the_single_process_sweep(tmp_path, request):
+    """pytest-xdist over three gateways (--tx 3*popen, as over three machines with ssh=...):
+    the merged report equals one gelucheck sweep of the same range (three tasks)."""
+    import subprocess
+    import sys
+
+    span = "0x3ffff000:0x41000010"  # crosses two task boundaries: three items
+    out = tmp_path / "merged.json"
+    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "exhaustive", "--dist", "load",
+           "--tx", "3*popen", "-p", "no:cacheprovider",
+           str(request.config.rootpath / "tests/test_exhaustive.py"),
+           "--gelucheck-impl", "sweep_impls:rounded_once", "--gelucheck-function", "gelu",
+           "--gelucheck-sweep-range", span, "--gelucheck-sweep-json", str(out)]
+    env = {**__import__("os").environ, "PYTHONPATH": str(request.config.rootpath / "tests")}
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                          cwd=request.config.rootpath)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "3 passed" in done.stdout
+    from gelucheck.report import jsonio
+
+    (merged,) = jsonio.read(out)
+    (direct,) = runner.sweep([{"kind": "user", "impl": "sweep_impls:rounded_once",
+                               "function": "gelu", "framework": "numpy", "device": "cpu"}],
+                             "gelu", runner.parse_range(span), workers=1, progress=False)
+    assert merged.figures == direct.figures and merged.histogram == direct.histogram

@@ -15,7 +15,7 @@ from pathlib import Path
 import tomllib
 
 from .errors import UsageError
-from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding
+from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding, SweepResult
 
 HEADER = """\
 # gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
@@ -220,6 +220,47 @@ def judge_consistency(result: ConsistencyResult, budgets: Budgets) -> Verdict:
     return verdict
 
 
+SWEEP_KEY = "sweep"  # the entry's table of figures over all 2^32 float32 inputs
+
+
+def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:
+    """An exhaustive sweep against the sweep figures its budget records (``sweep`` in the
+    float32 entry: max ulp overall and per region, the share correctly rounded) over the same
+    range of encodings - a part is not comparable with the whole."""
+    entry = budgets.entries.get(result.identity.key)
+    verdict = Verdict()
+    if entry is None or SWEEP_KEY not in entry or entry[SWEEP_KEY].get("range") != result.range:
+        verdict.missing = True
+        return verdict
+    verdict.defects = list(entry.get("defects", []))
+    recorded = entry[SWEEP_KEY]
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+        return verdict
+    f = result.figures
+    where = f" (worst x = {f.worst_input!r}, {f.worst_input_hex})"
+    _compare_ulps("max ulp over all float32" + where, f.max_ulp, recorded["max_ulp"], verdict)
+    for region in f.regions:
+        if region.name in recorded.get("regions", {}):
+            _compare_ulps(f"max ulp in {region.name} (worst x = {region.worst_input!r}, "
+                          f"{region.worst_input_hex})", region.max_ulp,
+                          recorded["regions"][region.name], verdict)
+    share, floor = result.correctly_rounded_fraction, recorded["correctly_rounded"]
+    if share < floor:
+        verdict.worse.append(f"correctly rounded {share:.6%} < {floor:.6%}")
+    elif share > floor + 1e-4:
+        verdict.better.append(f"correctly rounded {share:.6%} > {floor:.6%}")
+    return verdict
+
+
+def sweep_entry(result: SweepResult) -> dict:
+    """What a budget records of a whole-float32 sweep: rounded up (down for the share)."""
+    f = result.figures
+    return {"range": result.range, "max_ulp": round_up(f.max_ulp),
+            "regions": {r.name: round_up(r.max_ulp) for r in f.regions},
+            "correctly_rounded": math.floor(result.correctly_rounded_fraction * 1e6) / 1e6}
+
+
 def consistency_entry(result: ConsistencyResult) -> dict:
     return {p.name: p.n_differ for p in result.paths if p.n_differ}
 
@@ -239,8 +280,9 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     if isinstance(result.sign, SignFinding):
         entry["wrong_sign"] = result.sign.n_wrong_sign + result.sign.n_false_zero
         entry["x_star_in_crossing"] = result.sign.x_star_in_crossing
-    if old and "inconsistent" in old:
-        entry["inconsistent"] = old["inconsistent"]  # measured by `gelucheck consistency`
+    for measured_elsewhere in ("inconsistent", SWEEP_KEY):  # by `consistency`, by `sweep`
+        if old and measured_elsewhere in old:
+            entry[measured_elsewhere] = old[measured_elsewhere]
     if old and old.get("defects"):
         entry["defects"] = old["defects"]
         entry["evidence"] = (f"worst x = {f.worst_input!r} ({f.worst_input_hex}): "

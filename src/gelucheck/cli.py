@@ -176,6 +176,10 @@ def _add_measure(sub) -> None:
     sweep.add_argument("--checkpoint", metavar="DIR", help="save each finished task here and "
                        "resume from it")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sweep.add_argument("--budgets", metavar="FILE", help="a CI gate: exit 1 when a figure of a "
+                       "whole-float32 sweep is worse than the sweep budget recorded there")
+    sweep.add_argument("--write-budgets", metavar="FILE", help="record this whole-float32 "
+                       "sweep's figures in the budgets file (its float32 entries must exist)")
     budgets = sub.add_parser("budgets", help="measure every available backend and (re)write "
                              "the budgets file, keeping its recorded defects and comments")
     budgets.add_argument("--write", metavar="FILE", required=True,
@@ -444,7 +448,37 @@ def _sweep(args) -> int:
               f"{r.n_slow_reference:,} needed mpmath")
     if json_path:
         jsonio.write(results, json_path)
-    return 2 if any(r.failure for r in results) else 0
+    status = 2 if any(r.failure for r in results) else 0
+    return max(status, _sweep_budgets(args, results))
+
+
+def _sweep_budgets(args, results) -> int:
+    """--write-budgets records, --budgets judges (against figures of the same range)."""
+    from . import budgets as budgets_mod
+
+    if not (args.budgets or args.write_budgets):
+        return 0
+    if args.write_budgets:
+        recorded = budgets_mod.load(args.write_budgets)
+        for r in results:
+            entry = recorded.entries.get(r.identity.key)
+            if entry is None or r.failure:
+                print(f"warning: nothing recorded for {r.label}", file=sys.stderr)
+            else:
+                entry[budgets_mod.SWEEP_KEY] = budgets_mod.sweep_entry(r)
+        budgets_mod.write(args.write_budgets, recorded)
+    status = 0
+    if args.budgets:
+        gate = budgets_mod.load(args.budgets)
+        for r in results:
+            verdict = budgets_mod.judge_sweep(r, gate)
+            if verdict.missing:
+                print(f"BUDGET {r.label}: no sweep budget over [{r.range[0]}, {r.range[1]}) in "
+                      f"{args.budgets}; record one with --write-budgets")
+            elif verdict.failed or verdict.better:
+                print(f"BUDGET {r.label}: {verdict.message()}")
+            status |= verdict.failed and not verdict.missing
+    return status
 
 
 def build_parser() -> argparse.ArgumentParser:

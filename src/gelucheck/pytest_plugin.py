@@ -48,10 +48,10 @@ def pytest_addoption(parser):
                     "data gelucheck ships)")
 
 
-def _sweep_results(chunks_by_function: dict[str, list[dict]], span) -> list[dict]:
+def _sweep_results(config, chunks_by_function: dict[str, list[dict]], span) -> list:
     """Merge the chunks that xdist workers (or hosts) computed into one result per
     implementation, as ``gelucheck sweep`` would have written it."""
-    from .backends import find
+    from .backends import find, load_user
     from .sweep.stats import merge_all, results
 
     out = []
@@ -60,7 +60,11 @@ def _sweep_results(chunks_by_function: dict[str, list[dict]], span) -> list[dict
         impls = []
         for key in merged["implementations"]:
             spec, _, fn = key.rpartition("/")
-            impls += find(spec, fn)
+            if spec.startswith("user:"):  # --gelucheck-impl
+                impls.append(load_user(spec.removeprefix("user:"), fn,
+                                       config.getoption("--gelucheck-framework")))
+            else:
+                impls += find(spec, fn)
         out += results(merged, impls, span)
     return out
 
@@ -211,6 +215,7 @@ class Collector:
         self.results: list = []
         self.notes: list[str] = []
         self.chunks: dict[str, list[dict]] = {}
+        self.sweep_verdicts: list[str] = []
 
     def pytest_runtest_logreport(self, report):
         if report.when != "call":
@@ -223,6 +228,30 @@ class Collector:
             elif key == SWEEP:
                 chunk = jsonio.decode(value)
                 self.chunks.setdefault(chunk["function"], []).append(chunk)
+
+    def pytest_sessionfinish(self, session):
+        """The exhaustive sweep as a CI gate: merged here (on the xdist controller), judged
+        against the sweep budgets; a figure worse than recorded fails the session."""
+        if not self.chunks:
+            return
+        from . import budgets
+        from .sweep.runner import parse_range
+
+        span = parse_range(self.config.getoption("--gelucheck-sweep-range"))
+        self.merged = _sweep_results(self.config, self.chunks, span)
+        path = (self.config.getoption("--gelucheck-budgets")
+                or os.environ.get("GELUCHECK_BUDGETS"))
+        gate = budgets.load(path)
+        for r in self.merged:
+            verdict = budgets.judge_sweep(r, gate)
+            if verdict.missing:  # measured, not gated: nothing recorded over this range
+                self.sweep_verdicts.append(f"no sweep budget for {r.label} over "
+                                           f"[{r.range[0]}, {r.range[1]})")
+            elif verdict.failed:
+                self.sweep_verdicts.append(f"FAILED {r.label}: {verdict.message()}")
+                session.exitstatus = pytest.ExitCode.TESTS_FAILED
+            elif verdict.better:
+                self.sweep_verdicts.append(f"better {r.label}: {verdict.message()}")
 
     def pytest_terminal_summary(self, terminalreporter):
         from .results import AccuracyResult
@@ -240,11 +269,10 @@ class Collector:
                 terminalreporter.write_line(note)
 
     def _sweep_summary(self, terminalreporter):
-        from .sweep.runner import parse_range
-
-        span = parse_range(self.config.getoption("--gelucheck-sweep-range"))
-        merged = _sweep_results(self.chunks, span)
+        merged = self.merged
         terminalreporter.section("gelucheck exhaustive float32 sweep")
+        for line in self.sweep_verdicts:
+            terminalreporter.write_line(line)
         covered = {f: sum(c["stop"] - c["start"] for c in cs) for f, cs in self.chunks.items()}
         for r in merged:
             f, function = r.figures, r.identity.function

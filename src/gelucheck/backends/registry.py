@@ -78,7 +78,7 @@ def select(backends: list[str] | None = None,
            functions: list[Function] | None = None) -> Selection:
     """The implementations of the named backends (all by default) of the given functions."""
     out = Selection()
-    for name in backends or backend_names():
+    for name in backend_names() if backends is None else backends:
         backend = get_backend(name)
         if not backend.available:
             out.unavailable.append((name, backend.reason))
