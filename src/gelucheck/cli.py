@@ -129,13 +129,12 @@ def _add_measure(sub) -> None:
     check.add_argument("--specials", action="store_true",
                        help="with --max-ulp: also exit 1 when a special input (±0, ±inf, NaN, "
                        "±max, ±min subnormal) misses its limit")
-    check.add_argument("--timeout", type=float, metavar="SECONDS",
-                       help="run --impl in a child process; a call that takes longer is its "
-                       "error (so is a crash of the child)")
-    check.add_argument("--isolate", action="store_true",
-                       help="run --impl in a child process, so that a crash is its error")
+    _add_isolation(check)
+    _add_levels(check)
     report = sub.add_parser("report", help="the whole accuracy matrix of every available backend")
     _add_selection(report)
+    _add_isolation(report)
+    _add_levels(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
     report.add_argument("--html", metavar="FILE", help="write one self-contained HTML page")
     page = sub.add_parser("html", help="render saved JSON reports as one self-contained HTML "
@@ -187,6 +186,23 @@ def _add_measure(sub) -> None:
                          "src/gelucheck/data/budgets.toml)")
 
 
+def _add_levels(p) -> None:
+    p.add_argument("--cpu-capability", metavar="LEVELS",
+                   help="measure at each of these CPU dispatch levels (comma separated: "
+                   "default, avx2, avx512 - those this machine runs), each in a process of its "
+                   "own, labelled backend@level; outputs that differ between levels are listed")
+    p.add_argument("--keep-outputs", metavar="FILE.npz", help=argparse.SUPPRESS)
+
+
+def _add_isolation(p) -> None:
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="run each implementation in a child process; a call that takes longer "
+                   "is its error (so is a crash of the child)")
+    p.add_argument("--isolate", action="store_true",
+                   help="run each implementation in a child process, so that a crash (a "
+                   "signal, an abort, running out of memory) is its error and the run goes on")
+
+
 def _gate(text: str):
     from .gates import parse_limit
 
@@ -219,8 +235,12 @@ def _selected(args) -> list:
     if getattr(args, "impl", None):
         return [load_user(args.impl, f, args.framework, args.device,
                           getattr(args, "isolate", False), getattr(args, "timeout", None),
-                          args.autograd) for f in args.function or [GELU]]
+                          getattr(args, "autograd", False)) for f in args.function or [GELU]]
     chosen = select(args.backend, args.function)
+    if getattr(args, "isolate", False) or getattr(args, "timeout", None) is not None:
+        from .backends.isolated import isolate
+
+        chosen.implementations = [isolate(i, args.timeout) for i in chosen.implementations]
     for name, function, reason in chosen.not_applicable:
         print(f"note: {name} has no {function}: {reason}", file=sys.stderr)
     if args.function and not chosen.implementations and not chosen.unavailable:
@@ -233,11 +253,42 @@ def _selected(args) -> list:
     return chosen.implementations
 
 
+def _levels(args, argv: list[str]) -> int:
+    """check/report at several CPU dispatch levels, each in its own process."""
+    from . import levels, outputs
+    from .report import environment, jsonio, tables
+
+    json_path = outputs.file(args.json, "--json")
+    markdown_path = outputs.file(args.markdown, "--markdown")
+    wanted = levels.check_levels([v.strip() for v in args.cpu_capability.split(",")])
+    rest, skip = [], False
+    for a in argv:  # the same command, less what the parent does itself
+        if skip:
+            skip = False
+            continue
+        if a in ("--cpu-capability", "--json", "--markdown", "--html", "--plots"):
+            skip = True
+            continue
+        if not a.startswith(("--cpu-capability=", "--json=", "--markdown=")):
+            rest.append(a)
+    results = levels.measure(rest, wanted)
+    env = environment.describe(results)
+    print(tables.render(results, environment=env))
+    if json_path:
+        jsonio.write(results, json_path)
+    if markdown_path:
+        markdown_path.write_text(tables.render(results, "markdown", env))
+    return 0
+
+
 def _measure(args, with_drift: bool) -> int:
     from . import budgets as budgets_mod
     from . import matrix, outputs
     from .report import environment, jsonio, tables
     from .results import AccuracyResult
+
+    if args.cpu_capability:
+        return _levels(args, sys.argv[1:] if args.argv is None else args.argv)
 
     json_path = outputs.file(args.json, "--json")
     markdown_path = outputs.file(args.markdown, "--markdown")
@@ -247,7 +298,11 @@ def _measure(args, with_drift: bool) -> int:
     impls = _selected(args)
     dtypes = args.dtype or list(FORMATS.values())
     results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
-                         keep_errors=bool(plots))
+                         keep_errors=bool(plots or args.keep_outputs))
+    if args.keep_outputs:
+        from .levels import save_outputs
+
+        save_outputs(results, args.keep_outputs)
     env = environment.describe(results)
     print(tables.render(results, environment=env))
     failed = [r for r in results if r.failure]
@@ -494,6 +549,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.argv = argv
     handlers = {"reference": _reference, "list": _list, "compare": _compare,
                 "consistency": _consistency, "html": _html,
                 "budgets": _budgets, "sweep": _sweep,

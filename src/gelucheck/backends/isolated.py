@@ -18,12 +18,16 @@ STDERR_LINES = 8
 
 
 def _serve(conn, spec: str, function: str, framework: str, device: str, stderr_path: str):
-    """The child: build the kernel once, then answer each array with its result."""
+    """The child: build the kernel once, then answer each array with its result. A spec
+    ``backend:name`` with framework None is a built-in implementation; else a user's."""
     fd = os.open(stderr_path, os.O_WRONLY | os.O_APPEND)
     os.dup2(fd, 2)  # what the child prints to stderr is kept for the report of its death
-    from .registry import load_user
+    from .registry import find, load_user
 
-    kernel = load_user(spec, function, framework, device).kernel
+    if framework is None:
+        kernel = find(spec, function)[0].kernel
+    else:
+        kernel = load_user(spec, function, framework, device).kernel
     while True:
         try:
             x = conn.recv()
@@ -37,9 +41,9 @@ def _serve(conn, spec: str, function: str, framework: str, device: str, stderr_p
 
 class ChildKernel:
     """A NumPy-in, NumPy-out kernel whose calls run in a child process; ``timeout`` in
-    seconds per call (None: no limit)."""
+    seconds per call (None: no limit). framework None: ``spec`` names a built-in one."""
 
-    def __init__(self, spec: str, function: str, framework: str, device: str,
+    def __init__(self, spec: str, function: str, framework: str | None, device: str,
                  timeout: float | None):
         self.args = (spec, function, framework, device)
         self.timeout = timeout
@@ -97,3 +101,14 @@ class ChildKernel:
             os.unlink(self._stderr.name)
         except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to report to
             pass
+
+
+def isolate(impl, timeout: float | None = None):
+    """The same implementation, its calls made in a child process (a built-in one: the child
+    loads its backend itself). The framework's own extra paths stay in this process."""
+    from dataclasses import replace
+
+    if isinstance(impl.kernel, ChildKernel):
+        return impl
+    kernel = ChildKernel(impl.id, impl.function.name, None, impl.device, timeout)
+    return replace(impl, kernel=kernel, paths=None, rows_batch=False)

@@ -1,0 +1,110 @@
+"""Results per CPU dispatch level: torch picks its kernels by ATEN_CPU_CAPABILITY (default,
+avx2, avx512 on x86), read once at start, so each level is measured in a process of its own
+(with its own inductor cache: backends.tensors.torch_compile), its results labelled with the
+level, and the outputs of each level compared bit for bit with those of the default one - a
+path of the consistency check like any other."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from .errors import UsageError
+from .formats import get_format
+from .results import AccuracyResult, ConsistencyResult, Identity, PathFigures
+from .ulp import Exact, ulp_error
+
+DEFAULT = "default"
+LEVELS = ("default", "avx2", "avx512")
+
+
+def _capability(level: str) -> str | None:
+    env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+    if level != DEFAULT:
+        env["ATEN_CPU_CAPABILITY"] = level
+    done = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu."
+                           "get_cpu_capability())"], capture_output=True, text=True, env=env)
+    return done.stdout.strip().lower() if done.returncode == 0 else None
+
+
+def check_levels(levels: list[str]) -> list[str]:
+    """The levels asked for, each one this machine and torch run as asked; else an error
+    naming the ones they do."""
+    for level in levels:
+        if level not in LEVELS:
+            raise UsageError(f"unknown CPU capability {level!r}; valid choices: "
+                             f"{', '.join(LEVELS)}")
+    valid = [DEFAULT] + [lv for lv in LEVELS[1:] if _capability(lv) == lv]
+    bad = [lv for lv in levels if lv not in valid]
+    if bad:
+        raise UsageError(f"CPU capability {', '.join(bad)} is not supported here; valid "
+                         f"choices: {', '.join(valid)}")
+    return levels
+
+
+def measure(argv: list[str], levels: list[str]) -> list:
+    """Run ``gelucheck <argv>`` once per level in a process of its own; the results of every
+    level, labelled ``backend@level``, then one consistency result per case that compares
+    each level's outputs with the default level's."""
+    from .report import jsonio
+
+    per_level, outputs = {}, {}
+    with tempfile.TemporaryDirectory(prefix="gelucheck-levels-") as folder:
+        for level in levels:
+            env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+            if level != DEFAULT:
+                env["ATEN_CPU_CAPABILITY"] = level
+            json_path, npz_path = Path(folder, f"{level}.json"), Path(folder, f"{level}.npz")
+            done = subprocess.run([sys.executable, "-m", "gelucheck", *argv, "--no-progress",
+                                   "--json", str(json_path), "--keep-outputs", str(npz_path)],
+                                  env=env, capture_output=True, text=True)
+            if not json_path.exists():
+                raise UsageError(f"the run at CPU capability {level} failed (exit "
+                                 f"{done.returncode}): {done.stderr.strip()[-500:]}")
+            per_level[level] = jsonio.read(json_path)
+            with np.load(npz_path, allow_pickle=False) as npz:
+                outputs[level] = {k: npz[k] for k in npz.files}
+    results = []
+    for level, rs in per_level.items():
+        results += [_label(r, level) for r in rs]
+    base = levels[0]
+    for key, y0 in outputs[base].items():
+        impl_id, function, dtype = key.split("|")
+        fmt = get_format(dtype)
+        backend, _, name = impl_id.partition(":")
+        found = ConsistencyResult(Identity(backend, name, function, dtype))
+        for level in levels[1:]:
+            y = outputs[level].get(key)
+            if y is None:
+                continue
+            y, y0f = y.view(fmt.dtype), y0.view(fmt.dtype)
+            differ = fmt.bits_of(y) != fmt.bits_of(y0f)
+            a = y0f.astype(np.float64)
+            between = ulp_error(y, Exact(a, np.copysign(0.0, a)), fmt)
+            found.paths.append(PathFigures(
+                f"level {level} vs {base}", len(y), n_differ=int(differ.sum()),
+                max_ulp_difference=float(np.max(between[differ])) if differ.any() else 0.0))
+        results.append(found)
+    return results
+
+
+def _label(result, level: str):
+    if isinstance(result, AccuracyResult):
+        return replace(result, identity=replace(
+            result.identity, backend=f"{result.identity.backend}@{level}"))
+    return result
+
+
+def save_outputs(results: list, path: str) -> None:
+    """The outputs each accuracy result kept, by implementation|function|dtype, as bits."""
+    arrays = {}
+    for r in results:
+        if isinstance(r, AccuracyResult) and r.outputs is not None:
+            fmt = get_format(r.identity.dtype)
+            arrays[f"{r.identity.id}|{r.identity.function}|{fmt.name}"] = fmt.bits_of(r.outputs)
+    np.savez(path, **arrays)
