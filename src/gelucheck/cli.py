@@ -256,7 +256,6 @@ def _selected(args) -> list:
 def _levels(args, argv: list[str]) -> int:
     """check/report at several CPU dispatch levels, each in its own process."""
     from . import levels, outputs
-    from .report import environment, jsonio, tables
 
     json_path = outputs.file(args.json, "--json")
     markdown_path = outputs.file(args.markdown, "--markdown")
@@ -271,20 +270,27 @@ def _levels(args, argv: list[str]) -> int:
             continue
         if not a.startswith(("--cpu-capability=", "--json=", "--markdown=")):
             rest.append(a)
-    results = levels.measure(rest, wanted)
+    _show(levels.measure(rest, wanted), json_path, markdown_path)
+    return 0
+
+
+def _show(results, json_path, markdown_path) -> dict:
+    """Print the tables (with the environment) and write the JSON and Markdown asked for;
+    returns the environment."""
+    from .report import environment, jsonio, tables
+
     env = environment.describe(results)
     print(tables.render(results, environment=env))
     if json_path:
         jsonio.write(results, json_path)
     if markdown_path:
         markdown_path.write_text(tables.render(results, "markdown", env))
-    return 0
+    return env
 
 
 def _measure(args, with_drift: bool) -> int:
     from . import budgets as budgets_mod
     from . import matrix, outputs
-    from .report import environment, jsonio, tables
     from .results import AccuracyResult
 
     if args.cpu_capability:
@@ -303,18 +309,13 @@ def _measure(args, with_drift: bool) -> int:
         from .levels import save_outputs
 
         save_outputs(results, args.keep_outputs)
-    env = environment.describe(results)
-    print(tables.render(results, environment=env))
+    env = _show(results, json_path, markdown_path)
     failed = [r for r in results if r.failure]
     for r in failed:
         print(f"ERROR {r.label}: {r.failure.reason}")
     for r in results:
         if isinstance(r, AccuracyResult) and r.all_nan:
             print(f"ALL NaN {r.identity.id} {r.identity.dtype}")
-    if json_path:
-        jsonio.write(results, json_path)
-    if markdown_path:
-        markdown_path.write_text(tables.render(results, "markdown", env))
     if plots:
         _plots(results, plots)
     if html_path:
@@ -381,7 +382,6 @@ def _consistency(args) -> int:
     from . import budgets as budgets_mod
     from . import outputs
     from .checks import consistency
-    from .report import environment, jsonio, tables
 
     json_path = outputs.file(args.json, "--json")
     markdown_path = outputs.file(args.markdown, "--markdown")
@@ -389,12 +389,7 @@ def _consistency(args) -> int:
     impls = _selected(args)
     dtypes = args.dtype or list(FORMATS.values())
     results = consistency.run(impls, dtypes, args.workers, progress=not args.no_progress)
-    env = environment.describe(results)
-    print(tables.render(results, environment=env))
-    if json_path:
-        jsonio.write(results, json_path)
-    if markdown_path:
-        markdown_path.write_text(tables.render(results, "markdown", env))
+    _show(results, json_path, markdown_path)
     status = 2 if any(r.failure for r in results) else 0
     if args.write_budgets:
         recorded = budgets_mod.load(args.write_budgets)

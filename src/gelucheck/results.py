@@ -43,6 +43,16 @@ class Identity:
         """(implementation id, function, dtype): how budgets name a case."""
         return self.id, self.function, self.dtype
 
+    def __str__(self) -> str:
+        """implementation function dtype (device, where it is not the CPU)."""
+        return f"{self.id} {self.function} {self.dtype}" + (
+            f" ({self.device})" if self.device != "cpu" else "")
+
+    @classmethod
+    def from_json(cls, d: dict) -> Identity:
+        return cls(d["backend"], d["implementation"], d["function"], d["dtype"],
+                   d.get("device", "cpu"), d.get("backend_version"))
+
     @classmethod
     def of(cls, impl, fmt, backend_version: str | None = None) -> Identity:
         return cls(impl.backend, impl.name, impl.function.name, fmt.name, impl.device,
@@ -176,8 +186,7 @@ class AccuracyResult:
 
     @property
     def label(self) -> str:
-        i = self.identity
-        return f"{i.id} {i.function} {i.dtype}" + (f" ({i.device})" if i.device != "cpu" else "")
+        return str(self.identity)
 
     @property
     def failing_specials(self) -> list[str]:
@@ -214,8 +223,7 @@ class AccuracyResult:
 
     @classmethod
     def from_json(cls, d: dict) -> AccuracyResult:
-        identity = Identity(d["backend"], d["implementation"], d["function"], d["dtype"],
-                            d.get("device", "cpu"), d.get("backend_version"))
+        identity = Identity.from_json(d)
         failure = Failure(d["error"]) if d.get("error") else None
         figures = None if failure or "mean_ulp" not in d else ErrorFigures.from_json(d)
         return cls(identity, d.get("reference", d["function"]), d.get("how", ""),
@@ -314,9 +322,7 @@ class SweepResult:
 
     @property
     def label(self) -> str:
-        i = self.identity
-        return f"sweep {i.id} {i.function} {i.dtype}" + (
-            f" ({i.device})" if i.device != "cpu" else "")
+        return f"sweep {self.identity}"
 
     @property
     def correctly_rounded_fraction(self) -> float:
@@ -345,8 +351,7 @@ class SweepResult:
 
     @classmethod
     def from_json(cls, d: dict) -> SweepResult:
-        identity = Identity(d["backend"], d["implementation"], d["function"], d["dtype"],
-                            d.get("device", "cpu"), d.get("backend_version"))
+        identity = Identity.from_json(d)
         failure = Failure(d["error"]) if d.get("error") else None
         figures = None if failure else ErrorFigures.from_json(d)
         return cls(identity, d.get("reference", d["function"]), d.get("how", ""), d["range"],
@@ -382,16 +387,7 @@ class ConsistencyResult:
 
     @property
     def label(self) -> str:
-        i = self.identity
-        return f"consistency {i.id} {i.function} {i.dtype}" + (
-            f" ({i.device})" if i.device != "cpu" else "")
-
-    @property
-    def worst_path(self) -> PathFigures | None:
-        """The path with the largest ulp error, where it is worse than the bulk result."""
-        worse = [p for p in self.paths if p.error is None and p.max_ulp > (self.bulk_max_ulp
-                                                                          or 0)]
-        return max(worse, key=lambda p: p.max_ulp, default=None)
+        return f"consistency {self.identity}"
 
     def to_json(self) -> dict:
         i = self.identity
@@ -403,9 +399,7 @@ class ConsistencyResult:
 
     @classmethod
     def from_json(cls, d: dict) -> ConsistencyResult:
-        identity = Identity(d["backend"], d["implementation"], d["function"], d["dtype"],
-                            d.get("device", "cpu"), d.get("backend_version"))
-        return cls(identity, Failure(d["error"]) if d.get("error") else None,
+        return cls(Identity.from_json(d), Failure(d["error"]) if d.get("error") else None,
                    d.get("bulk_max_ulp"), [PathFigures(**p) for p in d.get("paths", [])])
 
 
