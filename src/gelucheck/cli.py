@@ -84,11 +84,12 @@ def _add_selection(p, backend: bool = True) -> None:
 
     if backend:
         p.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
-                       help="a backend (repeatable; default: every available one)")
+                       help=f"a backend: {', '.join(backend_names())} (repeatable; default: "
+                       "every available one)")
     p.add_argument("--function", action="append", type=_choices("function", FUNCTIONS),
-                   help="a function (repeatable; default: all)")
+                   help=f"a function: {', '.join(FUNCTIONS)} (repeatable; default: all)")
     p.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS),
-                   help="a dtype (repeatable; default: all)")
+                   help=f"a dtype: {', '.join(FORMATS)} (repeatable; default: all)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
     p.add_argument("--budgets", metavar="FILE", help="judge the results against a budgets "
@@ -101,9 +102,9 @@ def _add_user_options(p) -> None:
     from .backends.registry import DEVICES, FRAMEWORKS
 
     p.add_argument("--framework", default="numpy", type=_choices("framework", FRAMEWORKS),
-                   help="what your callable takes and returns (default: numpy arrays)")
+                   help="what your callable takes and returns: numpy or torch (default: numpy)")
     p.add_argument("--device", default="cpu", type=_choices("device", DEVICES),
-                   help="where its tensors live (cuda needs --framework torch)")
+                   help="where its tensors live: cpu or cuda (cuda needs --framework torch)")
     p.add_argument("--autograd", action="store_true",
                    help="your callable is the forward function: measure its derivative by "
                    "torch autograd (--framework torch, --function gelu_grad and the like)")
@@ -117,7 +118,8 @@ def _add_measure(sub) -> None:
     _add_selection(check, backend=False)
     who = check.add_mutually_exclusive_group(required=True)
     who.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
-                     help="a backend to measure (repeatable); an unavailable one is an error")
+                     help=f"a backend to measure: {', '.join(backend_names())} (repeatable); "
+                     "an unavailable one is an error")
     who.add_argument("--impl", metavar="MOD:FN", help="your callable, e.g. mypkg.act:gelu "
                      "(imported from the current folder too)")
     _add_user_options(check)
@@ -164,7 +166,7 @@ def _add_measure(sub) -> None:
                        help="your callable (repeatable)")
     _add_user_options(sweep)
     sweep.add_argument("--function", required=True, type=_choices("function", FUNCTIONS),
-                       help="the function to sweep")
+                       help=f"the function to sweep: {', '.join(FUNCTIONS)}")
     sweep.add_argument("--dtype", default=FORMATS["float32"], type=_choices("dtype", FORMATS),
                        help="float32 (the only one to sweep)")
     sweep.add_argument("--range", metavar="START:STOP", help="hex encodings, STOP excluded "
@@ -270,8 +272,30 @@ def _levels(args, argv: list[str]) -> int:
             continue
         if not a.startswith(("--cpu-capability=", "--json=", "--markdown=")):
             rest.append(a)
-    _show(levels.measure(rest, wanted), json_path, markdown_path)
-    return 0
+    from .results import ConsistencyResult
+
+    results = levels.measure(rest, wanted)
+    _show(results, json_path, markdown_path)
+    return _judge_consistency(args, [r for r in results if isinstance(r, ConsistencyResult)])
+
+
+def _judge_consistency(args, results) -> int:
+    """--budgets: each path's differing outputs against the recorded counts (a path not
+    recorded - a dispatch level, say - may differ nowhere)."""
+    from . import budgets as budgets_mod
+
+    if not args.budgets:
+        return 0
+    budgets = budgets_mod.load(args.budgets)
+    status = 0
+    for r in results:
+        verdict = budgets_mod.judge_consistency(r, budgets)
+        if verdict.missing:
+            continue
+        if verdict.failed or verdict.better:
+            print(f"BUDGET {r.label}: {verdict.message()}")
+        status |= verdict.failed
+    return int(status)
 
 
 def _show(results, json_path, markdown_path) -> dict:
@@ -294,6 +318,8 @@ def _measure(args, with_drift: bool) -> int:
     from .results import AccuracyResult
 
     if args.cpu_capability:
+        if args.budgets:
+            budgets_mod.load(args.budgets)  # a missing or damaged file: said before the work
         return _levels(args, sys.argv[1:] if args.argv is None else args.argv)
 
     json_path = outputs.file(args.json, "--json")
@@ -385,7 +411,8 @@ def _consistency(args) -> int:
 
     json_path = outputs.file(args.json, "--json")
     markdown_path = outputs.file(args.markdown, "--markdown")
-    budgets = budgets_mod.load(args.budgets) if args.budgets else None
+    if args.budgets:
+        budgets_mod.load(args.budgets)  # a missing or damaged file: said before the work
     impls = _selected(args)
     dtypes = args.dtype or list(FORMATS.values())
     results = consistency.run(impls, dtypes, args.workers, progress=not args.no_progress)
@@ -401,13 +428,7 @@ def _consistency(args) -> int:
             elif r.failure is None:
                 entry["inconsistent"] = budgets_mod.consistency_entry(r)
         budgets_mod.write(args.write_budgets, recorded)
-    if budgets is not None:
-        for r in results:
-            verdict = budgets_mod.judge_consistency(r, budgets)
-            if verdict.failed or verdict.better:
-                print(f"BUDGET {r.label}: {verdict.message()}")
-            status = max(status, int(verdict.failed))
-    return status
+    return max(status, _judge_consistency(args, results))
 
 
 def _html(args) -> int:

@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from ..checks.minimum import CURVATURE
 from ..checks.profile import SCALE, transform
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
@@ -148,27 +149,41 @@ def ulp_figure(results: list[AccuracyResult], title: str) -> str:
 
 @_quiet
 def minimum_figure(results: list[AccuracyResult], title: str) -> str:
-    """GELU near its minimum: each implementation's plateau of smallest outputs against x*
-    and GELU(x*)."""
+    """GELU near its minimum, one panel per dtype: the curve f(x) - f(x*) ≈ f″(x*)(x - x*)²/2
+    against x - x*, and each implementation's plateau of smallest outputs drawn at its value
+    - so a plateau off 0 (beside x*) or above/below the curve's floor shows at a glance."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(11, 3))
     found = [(r, r.minimum) for r in results if isinstance(r.minimum, MinimumFinding)]
-    for k, (r, m) in enumerate(found):
-        ax.plot([m.plateau_lo, m.plateau_hi], [k, k], lw=6, solid_capstyle="butt")
-        ax.annotate(f"{r.identity.id}: {m.value:.9g} ({m.value_ulp_error:.3g} ulp)",
-                    (m.plateau_hi, k), textcoords="offset points", xytext=(6, -3), fontsize=7)
-    if found:
-        x_star = found[0][1].x_star
-        ax.axvline(x_star, color="k", lw=1, ls="--", label=f"x* = {x_star:.12g}")
-        ax.set_yticks(range(len(found)))
-        ax.set_yticklabels([r.identity.dtype for r, _ in found], fontsize=7)
-        ax.legend(fontsize=7, loc="lower left")
-    ax.set_xlabel("x: the plateau of inputs where the output is smallest")
-    ax.set_title(title)
+    dtypes = [d for d in FORMATS if any(r.identity.dtype == d for r, _ in found)]
+    fig, axes = plt.subplots(1, max(len(dtypes), 1), figsize=(11, 3.2), squeeze=False)
+    for ax, dtype in zip(axes[0], dtypes):
+        here = [(r, m) for r, m in found if r.identity.dtype == dtype]
+        x_star, v_star = here[0][1].x_star, here[0][1].exact_value
+        width = max(max(abs(m.plateau_lo - x_star), abs(m.plateau_hi - x_star))
+                    for _, m in here) * 1.6 or 1e-3
+        h = np.linspace(-width, width, 201)
+        ax.plot(h, CURVATURE / 2 * h * h, color="k", lw=0.8, label="f(x) - f(x*)")
+        for r, m in here:
+            ax.plot([m.plateau_lo - x_star, m.plateau_hi - x_star],
+                    [m.value - v_star] * 2, lw=4, solid_capstyle="butt", alpha=0.7,
+                    label=f"{r.identity.id} ({m.value_ulp_error:.2g} ulp"
+                          + ("" if m.true_argmin_on_plateau else ", x* off it") + ")")
+        ax.axvline(0, color="grey", lw=0.8, ls="--")
+        ax.axhline(0, color="grey", lw=0.8, ls=":")
+        top = CURVATURE / 2 * width * width  # plateaus far above the curve are cut off
+        low = min(0.0, *(m.value - v_star for _, m in here))
+        ax.set_ylim(low - 0.15 * top, top * 1.15)
+        ax.set_title(dtype, fontsize=9)
+        ax.set_xlabel("x - x*", fontsize=8)
+        ax.tick_params(labelsize=6)
+        ax.legend(fontsize=5, loc="upper center")
+    axes[0][0].set_ylabel("output - f(x*)", fontsize=8)
+    fig.suptitle(f"{title}: x* = {found[0][1].x_star:.17g}, f(x*) = "
+                 f"{found[0][1].exact_value:.17g}" if found else title, fontsize=9)
     fig.tight_layout()
     return _png(fig)
 
