@@ -276,7 +276,12 @@ def _levels(args, argv: list[str]) -> int:
 
     results = levels.measure(rest, wanted)
     _show(results, json_path, markdown_path)
-    return _judge_consistency(args, [r for r in results if isinstance(r, ConsistencyResult)])
+    for r in results:
+        if r.failure:
+            print(f"ERROR {r.label}: {r.failure.reason}")
+    status = 2 if any(r.failure for r in results) else 0
+    return max(status, _judge_consistency(
+        args, [r for r in results if isinstance(r, ConsistencyResult)]))
 
 
 def _judge_consistency(args, results) -> int:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .errors import UsageError
 from .formats import get_format
-from .results import AccuracyResult, ConsistencyResult, Identity, PathFigures
+from .results import AccuracyResult, ConsistencyResult, DriftResult, Identity, PathFigures
 from .ulp import Exact, ulp_error
 
 DEFAULT = "default"
@@ -94,10 +94,10 @@ def measure(argv: list[str], levels: list[str]) -> list:
 
 
 def _label(result, level: str):
-    if isinstance(result, AccuracyResult):
-        return replace(result, identity=replace(
-            result.identity, backend=f"{result.identity.backend}@{level}"))
-    return result
+    if isinstance(result, DriftResult):
+        return replace(result, backend=f"{result.backend}@{level}")
+    return replace(result, identity=replace(result.identity,
+                                            backend=f"{result.identity.backend}@{level}"))
 
 
 def save_outputs(results: list, path: str) -> None:
