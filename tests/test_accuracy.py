@@ -10,6 +10,7 @@ from gelucheck.formats import FORMATS
 from gelucheck.functions import GELU
 from gelucheck.results import AccuracyResult, DriftResult
 from gelucheck.suite.test_matrix import (  # noqa: F401 - collected here too
+    test_consistent,
     test_minimum,
     test_sign,
     test_specials,

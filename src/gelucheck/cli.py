@@ -139,6 +139,9 @@ def _add_measure(sub) -> None:
     _add_levels(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
     report.add_argument("--html", metavar="FILE", help="write one self-contained HTML page")
+    report.add_argument("--consistency", action="store_true",
+                        help="also evaluate every call path (as `gelucheck consistency`) and "
+                        "report each implementation's worst case over every path")
     page = sub.add_parser("html", help="render saved JSON reports as one self-contained HTML "
                           "page (several side by side, with what changed between them)")
     page.add_argument("reports", nargs="+", metavar="REPORT.json", help="saved reports")
@@ -336,6 +339,11 @@ def _measure(args, with_drift: bool) -> int:
     dtypes = args.dtype or list(FORMATS.values())
     results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
                          keep_errors=bool(plots or args.keep_outputs))
+    if getattr(args, "consistency", False):
+        from .checks import consistency
+
+        results += consistency.run(impls, dtypes, os.cpu_count() or 1,
+                                   progress=not args.no_progress)
     if args.keep_outputs:
         from .levels import save_outputs
 

@@ -71,6 +71,7 @@ def _sweep_results(config, chunks_by_function: dict[str, list[dict]], span) -> l
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "exhaustive: one chunk of an exhaustive float32 sweep")
+    config.addinivalue_line("markers", "consistency: one call path of one implementation")
     directory = config.getoption("--gelucheck-reference-dir")
     if directory:
         os.environ["GELUCHECK_REFERENCE"] = directory
@@ -148,6 +149,8 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("accuracy_case", params + _skip_params(skipped))
     if "sweep_case" in metafunc.fixturenames:
         _sweep_params(metafunc)
+    if "consistency_case" in metafunc.fixturenames:
+        _consistency_params(metafunc)
     if "drift_case" in metafunc.fixturenames:
         from .checks.drift import pairs
 
@@ -157,6 +160,25 @@ def pytest_generate_tests(metafunc):
                   for e, t in pairs(impls) for d in dtypes
                   if d in t.dtypes and (e is None or d in e.dtypes)]
         metafunc.parametrize("drift_case", params + _skip_params(skipped))
+
+
+def _consistency_params(metafunc):
+    """(implementation, format, path): one item per path, ids such as
+    torch:F.gelu-gelu-float32-one-element (marker ``consistency``, out of the default run)."""
+    from .checks.consistency import generic_paths
+
+    impls, dtypes, skipped = _selected_implementations(metafunc.config)
+    params = []
+    for impl in impls:
+        for fmt in dtypes:
+            if fmt not in impl.dtypes:
+                continue
+            names = list(generic_paths(impl, fmt)) + list(impl.paths(fmt) if impl.paths else [])
+            params += [pytest.param((impl, fmt, name), marks=pytest.mark.consistency,
+                                    id=f"{impl.id}-{impl.function.name}-{fmt.name}-{name}")
+                       for name in dict.fromkeys(names)]
+    metafunc.parametrize("consistency_case",
+                         params + _skip_params(skipped, pytest.mark.consistency))
 
 
 def _sweep_params(metafunc):

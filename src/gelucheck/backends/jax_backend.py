@@ -20,6 +20,11 @@ def load() -> Backend:
         jitted = jax.jit(fn)
         return lambda x: np.asarray(jitted(jnp.asarray(x)))
 
+    def eager(fn):
+        """The consistency check's other path: the same function op by op, without jax.jit
+        (XLA compiles each op alone, so fusion and its rounding can differ)."""
+        return lambda fmt: {"without-jit": lambda x: np.asarray(fn(jnp.asarray(x)))}
+
     def prepare(fn):
         jitted = jax.jit(fn)
         # block_until_ready: JAX dispatches asynchronously, the timing must include the work
@@ -35,23 +40,22 @@ def load() -> Backend:
         """d/dx by jax.grad of the scalar function, over the array with jax.vmap."""
         return jax.vmap(jax.grad(fn))
 
+    def make(name, function, fn, text, native=None):
+        extra = {"native": native} if native else {}
+        return Implementation("jax", name, function, kernel(fn), paths=eager(fn),
+                              prepare=prepare(fn), description=text, **extra)
+
+    narrow_free = ("float32", "float64")  # norm.cdf refuses float16/bfloat16 (TypeError)
     impls = (
-        Implementation("jax", "nn.gelu", "gelu", kernel(exact), prepare=prepare(exact),
-                       description="jax.nn.gelu(x, approximate=False)"),
-        Implementation("jax", "nn.gelu", "gelu_tanh", kernel(tanh), prepare=prepare(tanh),
-                       description="jax.nn.gelu(x) - approximate=True is the default"),
-        # norm.cdf raises TypeError for float16 and bfloat16 ("not supported")
-        Implementation("jax", "norm.cdf", "phi", kernel(norm.cdf), native=("float32", "float64"),
-                       prepare=prepare(norm.cdf),
-                       description="jax.scipy.stats.norm.cdf(x); refuses float16 and bfloat16"),
-        Implementation("jax", "nn.gelu", "gelu_grad", kernel(gradient(exact)),
-                       prepare=prepare(gradient(exact)),
-                       description="jax.vmap(jax.grad(jax.nn.gelu(x, approximate=False)))"),
-        Implementation("jax", "nn.gelu", "gelu_tanh_grad", kernel(gradient(tanh)),
-                       prepare=prepare(gradient(tanh)),
-                       description="jax.vmap(jax.grad(jax.nn.gelu(x, approximate=True)))"),
-        Implementation("jax", "norm.cdf", "phi_grad", kernel(gradient(norm.cdf)),
-                       native=("float32", "float64"), prepare=prepare(gradient(norm.cdf)),
-                       description="jax.vmap(jax.grad(jax.scipy.stats.norm.cdf))"),
+        make("nn.gelu", "gelu", exact, "jax.nn.gelu(x, approximate=False)"),
+        make("nn.gelu", "gelu_tanh", tanh, "jax.nn.gelu(x) - approximate=True is the default"),
+        make("norm.cdf", "phi", norm.cdf,
+             "jax.scipy.stats.norm.cdf(x); refuses float16 and bfloat16", narrow_free),
+        make("nn.gelu", "gelu_grad", gradient(exact),
+             "jax.vmap(jax.grad(jax.nn.gelu(x, approximate=False)))"),
+        make("nn.gelu", "gelu_tanh_grad", gradient(tanh),
+             "jax.vmap(jax.grad(jax.nn.gelu(x, approximate=True)))"),
+        make("norm.cdf", "phi_grad", gradient(norm.cdf),
+             "jax.vmap(jax.grad(jax.scipy.stats.norm.cdf))", narrow_free),
     )
     return Backend("jax", True, "", jax.__version__, impls)

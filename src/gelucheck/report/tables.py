@@ -151,6 +151,28 @@ def consistency_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def worst_path_rows(results: list) -> tuple[list[str], list[list]]:
+    """The worst case of an implementation is the worst over every path: where a path is
+    worse than the bulk contiguous result, which path, and by how much."""
+    header = ["implementation", "function", "dtype", "bulk max ulp", "worst over paths",
+              "on path", "example"]
+    body = []
+    for r in results:
+        if not isinstance(r, ConsistencyResult) or r.bulk_max_ulp is None:
+            continue
+        worse = [p for p in r.paths if p.error is None and p.max_ulp > r.bulk_max_ulp]
+        if not worse:
+            continue
+        top = max(p.max_ulp for p in worse)
+        names = [p.name for p in worse if p.max_ulp == top]
+        e = next((p.examples[0] for p in worse if p.max_ulp == top and p.examples), None)
+        body.append([r.identity.id, r.identity.function, r.identity.dtype,
+                     fmt_ulp(r.bulk_max_ulp), fmt_ulp(top), _path_names(names),
+                     "-" if e is None else f"x={e['x']:.6g} ({e['x_hex']}): path "
+                     f"{e['path']:.6g} ({fmt_ulp(e['path_ulp'])} ulp)"])
+    return header, body
+
+
 def _path_names(names: list[str]) -> str:
     """length-2, length-3, ..., length-9 -> length-2..9; other names as they are."""
     lengths = sorted(int(n.split("-")[1]) for n in names if n.startswith("length-"))
@@ -202,6 +224,8 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     out.append(("Special inputs that miss their limit", special_rows(results)))
     out.append(("Drift of the tanh form from exact GELU", drift_rows(results)))
     out.append(("Paths whose outputs differ from the bulk result", consistency_rows(results)))
+    out.append(("Worst case over every call path (where a path is worse than the bulk)",
+                worst_path_rows(results)))
     return out
 
 

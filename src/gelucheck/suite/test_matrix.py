@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from gelucheck import budgets
-from gelucheck.checks import accuracy, data, drift, minimum, sign, specials
+from gelucheck.checks import accuracy, consistency, data, drift, minimum, sign, specials
 from gelucheck.functions import GELU
 from gelucheck.pytest_plugin import only_functions
 from gelucheck.results import AccuracyResult, Identity, MinimumFinding, SignFinding
@@ -93,3 +93,29 @@ def test_sign(accuracy_case, gelucheck_budgets, record_gelucheck):
     result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, sign=found)
     _judge(result, gelucheck_budgets, record_gelucheck)
+
+
+_CONSISTENCY: dict = {}  # per worker: every path of a case is computed once, judged per item
+
+
+def test_consistent(consistency_case, gelucheck_budgets):
+    """One call path against the bulk result: no more outputs differ than the budget records
+    for that path (a path not recorded: none may)."""
+    impl, fmt, path = consistency_case
+    key = (impl.id, impl.function.name, fmt.name)
+    if key not in _CONSISTENCY:
+        found = consistency.check(impl, fmt)
+        found.identity = Identity.of(impl, fmt)
+        _CONSISTENCY[key] = found
+    result = _CONSISTENCY[key]
+    assert result.failure is None, result.failure.reason
+    entry = gelucheck_budgets.entries.get(Identity.of(impl, fmt).key)
+    recorded = (entry or {}).get("inconsistent", {}).get(path, 0)
+    figures = next(p for p in result.paths if p.name == path)
+    assert figures.error is None, figures.error
+    assert figures.n_differ <= recorded, (
+        f"{figures.n_differ} of {figures.n_inputs} outputs differ from the bulk result "
+        f"(recorded: {recorded}); e.g. {figures.examples[:1]}")
+    if figures.n_differ < recorded:
+        pytest.fail(f"fewer outputs differ than recorded ({figures.n_differ} < {recorded}): "
+                    "update the budget (gelucheck consistency --write-budgets)")
