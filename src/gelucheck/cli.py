@@ -430,7 +430,10 @@ def _consistency(args) -> int:
     dtypes = args.dtype or list(FORMATS.values())
     results = consistency.run(impls, dtypes, args.workers, progress=not args.no_progress)
     _show(results, json_path, markdown_path)
-    status = 2 if any(r.failure for r in results) else 0
+    broken = [(r, p) for r in results for p in r.paths if p.error]
+    for r, p in broken:
+        print(f"ERROR {r.label} path {p.name}: {p.error}")
+    status = 2 if broken or any(r.failure for r in results) else 0
     if args.write_budgets:
         recorded = budgets_mod.load(args.write_budgets)
         for r in results:
