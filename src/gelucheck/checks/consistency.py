@@ -167,6 +167,11 @@ def run(impls: list[Implementation], dtypes: list[Format], workers: int = 1,
     from ..progress import bar as progress_bar
 
     cases = [(i, d) for i in impls for d in dtypes if d in i.dtypes]
+    # the longest cases first (compiled, then backward passes, then torch's per-call paths),
+    # so that the workers finish together; results keep the order asked for
+    order = sorted(range(len(cases)), key=lambda k: (
+        cases[k][0].backend != "torch-compile", cases[k][0].function.derivative_of is None,
+        cases[k][0].rows_batch))
     bar = progress_bar(len(cases), "consistency", progress, unit="case")
     out = []
     if workers <= 1 or any(i.backend == "user" for i, _ in cases):
@@ -176,11 +181,13 @@ def run(impls: list[Implementation], dtypes: list[Format], workers: int = 1,
             out.append(result)
             bar.update()
     else:
-        specs = [(i.id, i.function.name, d.name) for i, d in cases]
+        specs = [(cases[k][0].id, cases[k][0].function.name, cases[k][1].name) for k in order]
         ctx = multiprocessing.get_context("spawn")
+        done = [None] * len(cases)
         with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-            for result in pool.map(_case, specs):
-                out.append(result)
+            for k, result in zip(order, pool.map(_case, specs)):
+                done[k] = result
                 bar.update()
+        out = done
     bar.close()
     return out
