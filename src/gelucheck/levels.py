@@ -39,9 +39,11 @@ def check_levels(levels: list[str]) -> list[str]:
         if level not in LEVELS:
             raise UsageError(f"unknown CPU capability {level!r}; valid choices: "
                              f"{', '.join(LEVELS)}")
-    valid = [DEFAULT] + [lv for lv in LEVELS[1:] if _capability(lv) == lv]
-    bad = [lv for lv in levels if lv not in valid]
+    # one process (importing torch) per level asked for; all of them only to name the valid
+    # ones in a refusal
+    bad = [lv for lv in levels if lv != DEFAULT and _capability(lv) != lv]
     if bad:
+        valid = [DEFAULT] + [lv for lv in LEVELS[1:] if lv not in bad and _capability(lv) == lv]
         raise UsageError(f"CPU capability {', '.join(bad)} is not supported here; valid "
                          f"choices: {', '.join(valid)}")
     return levels
