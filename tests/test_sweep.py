@@ -314,24 +314,30 @@ def test_a_sweep_gate_fails_on_a_planted_regression(tmp_path, monkeypatch, capsy
     assert "BUDGET sweep user:sweep_impls:maybe_planted gelu float32" in out
 
 
-def test_the_exhaustive_pytest_items_are_a_gate_too(tmp_path, monkeypatch, request):
+def _exhaustive_items(request, impl: str, span: str, *options: str, **env: str):
+    """pytest -m exhaustive on tests/test_exhaustive.py for a user's implementation, in a
+    process of its own (its workers import the implementation from tests/)."""
+    import os
     import subprocess
     import sys
 
+    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "exhaustive", "-p", "no:cacheprovider",
+           str(request.config.rootpath / "tests/test_exhaustive.py"), "--gelucheck-impl", impl,
+           "--gelucheck-function", "gelu", "--gelucheck-sweep-range", span, *options]
+    return subprocess.run(cmd, capture_output=True, text=True, cwd=request.config.rootpath,
+                          env={**os.environ, "PYTHONPATH": str(request.config.rootpath /
+                                                               "tests"), **env})
+
+
+def test_the_exhaustive_pytest_items_are_a_gate_too(tmp_path, monkeypatch, request):
     budgets_file = _gate_budgets(tmp_path)
     monkeypatch.delenv("GELUCHECK_TEST_PLANT", raising=False)
     assert _gate(tmp_path, "--write-budgets", str(budgets_file)) == 0
-    cmd = [sys.executable, "-m", "pytest", "-q", "-n", "2", "-m", "exhaustive",
-           "-p", "no:cacheprovider", str(request.config.rootpath / "tests/test_exhaustive.py"),
-           "--gelucheck-impl", "sweep_impls:maybe_planted", "--gelucheck-function", "gelu",
-           "--gelucheck-sweep-range", GATE_RANGE, "--gelucheck-budgets", str(budgets_file)]
-    env = {**__import__("os").environ, "PYTHONPATH": str(request.config.rootpath / "tests")}
-    clean = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                           cwd=request.config.rootpath)
+    gate = ("-n", "2", "--gelucheck-budgets", str(budgets_file))
+    clean = _exhaustive_items(request, "sweep_impls:maybe_planted", GATE_RANGE, *gate)
     assert clean.returncode == 0, clean.stdout[-3000:]
-    planted = subprocess.run(cmd, capture_output=True, text=True,
-                             env={**env, "GELUCHECK_TEST_PLANT": "1"},
-                             cwd=request.config.rootpath)
+    planted = _exhaustive_items(request, "sweep_impls:maybe_planted", GATE_RANGE, *gate,
+                                GELUCHECK_TEST_PLANT="1")
     assert planted.returncode == 1, planted.stdout[-3000:]
     assert "FAILED sweep user:sweep_impls:maybe_planted gelu float32" in planted.stdout
 
@@ -340,19 +346,10 @@ def test_the_exhaustive_pytest_items_are_a_gate_too(tmp_path, monkeypatch, reque
 def test_three_local_gateways_merge_to_the_single_process_sweep(tmp_path, request):
     """pytest-xdist over three gateways (--tx 3*popen, as over three machines with ssh=...):
     the merged report equals one gelucheck sweep of the same range (three tasks)."""
-    import subprocess
-    import sys
-
     span = "0x3ffff000:0x41000010"  # crosses two task boundaries: three items
     out = tmp_path / "merged.json"
-    cmd = [sys.executable, "-m", "pytest", "-q", "-m", "exhaustive", "--dist", "load",
-           "--tx", "3*popen", "-p", "no:cacheprovider",
-           str(request.config.rootpath / "tests/test_exhaustive.py"),
-           "--gelucheck-impl", "sweep_impls:rounded_once", "--gelucheck-function", "gelu",
-           "--gelucheck-sweep-range", span, "--gelucheck-sweep-json", str(out)]
-    env = {**__import__("os").environ, "PYTHONPATH": str(request.config.rootpath / "tests")}
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                          cwd=request.config.rootpath)
+    done = _exhaustive_items(request, "sweep_impls:rounded_once", span, "--dist", "load",
+                             "--tx", "3*popen", "--gelucheck-sweep-json", str(out))
     assert done.returncode == 0, done.stdout[-3000:]
     assert "3 passed" in done.stdout
     from gelucheck.report import jsonio
