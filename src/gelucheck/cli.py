@@ -144,7 +144,9 @@ def _add_measure(sub) -> None:
                         "report each implementation's worst case over every path")
     page = sub.add_parser("html", help="render saved JSON reports as one self-contained HTML "
                           "page (several side by side, with what changed between them)")
-    page.add_argument("reports", nargs="+", metavar="REPORT.json", help="saved reports")
+    page.add_argument("reports", nargs="*", metavar="REPORT.json", help="saved reports")
+    page.add_argument("--study", metavar="STUDY.json", action="append", default=[],
+                      help="also a saved study (`gelucheck study moons --json`)")
     page.add_argument("-o", "--output", required=True, metavar="FILE", help="the page")
     consistency = sub.add_parser(
         "consistency", help="same input, same output: every implementation along other call "
@@ -452,17 +454,28 @@ def _html(args) -> int:
 
     from . import outputs
     from .report import compare, html, jsonio
+    from .study import output as study_output
 
     target = outputs.file(args.output, "--output")
+    if not args.reports and not args.study:
+        raise UsageError("html: give at least one REPORT.json or --study STUDY.json")
+    studies = [study_output.read(p) for p in args.study]
     loaded = [(Path(p).stem, *jsonio.read_report(p)) for p in args.reports]
     names = [n for n, _, _ in loaded]
     if len(set(names)) < len(names):  # two files of the same name: tell them apart
         loaded = [(f"{i + 1}:{n}", r, e) for i, (n, r, e) in enumerate(loaded)]
     diffs = [(f"Compare {a[0]} -> {b[0]}", compare.compare(a[1], b[1]))
              for a, b in zip(loaded, loaded[1:])]
-    target.write_text(html.render(loaded, diffs))
+    target.write_text(html.render(loaded, diffs,
+                                  extra=[study_output.html_section(s) for s in studies]))
     print(f"{target}: {target.stat().st_size / 1e6:.2f} MB")
     return 0
+
+
+def _study(args) -> int:
+    from .study import command
+
+    return command.run(args)
 
 
 def _compare(args) -> int:
@@ -570,12 +583,14 @@ def _sweep_budgets(args, results) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from . import __version__
+    from .study import command as study_command
 
     parser = argparse.ArgumentParser(prog="gelucheck", description=__doc__)
     parser.add_argument("--version", action="version", version=f"gelucheck {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _add_reference(sub)
     _add_measure(sub)
+    study_command.add(sub)
     return parser
 
 
@@ -584,7 +599,7 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv
     handlers = {"reference": _reference, "list": _list, "compare": _compare,
                 "consistency": _consistency, "html": _html,
-                "budgets": _budgets, "sweep": _sweep,
+                "budgets": _budgets, "sweep": _sweep, "study": _study,
                 "check": lambda a: _measure(a, with_drift=False),
                 "report": lambda a: _measure(a, with_drift=True)}
     try:

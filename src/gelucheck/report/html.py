@@ -64,6 +64,14 @@ document.querySelectorAll('table.sortable th').forEach(th=>th.addEventListener('
 """
 
 
+KEY = ("<h2>Summary: max ulp error per implementation and dtype</h2>"
+       '<p class="key"><span style="background:#1a9850">✓ correctly rounded</span>'
+       '<span style="background:rgb(153,217,80)">≤1 faithful</span>'
+       '<span style="background:rgb(255,38,80)">! worse (darker: more ulps, log '
+       'scale)</span><span style="background:#7f0000;color:#fff">∞ inf or NaN'
+       '</span><span style="background:#999">✗ error</span></p>')
+
+
 def _png(fig) -> str:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=80)
@@ -261,9 +269,11 @@ def table_html(header: list[str], body: list[list]) -> str:
 
 
 def render(reports: list[tuple[str, list, dict | None]],
-           compare_sections: list[tuple[str, dict]] | None = None) -> str:
+           compare_sections: list[tuple[str, dict]] | None = None,
+           extra: list[str] | None = None) -> str:
     """The page for one or more (name, results, environment) reports; with several, each
-    implementation is labelled with its report's name, so they sit side by side."""
+    implementation is labelled with its report's name, so they sit side by side. ``extra``:
+    further sections (HTML), such as a study's, placed after the accuracy figures."""
     results, environments = [], []
     for name, rs, env in reports:
         if len(reports) > 1:
@@ -278,14 +288,11 @@ def render(reports: list[tuple[str, list, dict | None]],
         parts.append(f'<p class="env"><b>{html.escape(name)}</b>: '
                      f"{html.escape(one_line(env))}</p>")
     functions = list(dict.fromkeys(r.identity.function for r in accuracy))
-    parts.append("<h2>Summary: max ulp error per implementation and dtype</h2>"
-                 '<p class="key"><span style="background:#1a9850">✓ correctly rounded</span>'
-                 '<span style="background:rgb(153,217,80)">≤1 faithful</span>'
-                 '<span style="background:rgb(255,38,80)">! worse (darker: more ulps, log '
-                 'scale)</span><span style="background:#7f0000;color:#fff">∞ inf or NaN'
-                 '</span><span style="background:#999">✗ error</span></p>')
+    if accuracy:
+        parts.append(KEY)
     parts += [heatmap(accuracy, f) for f in functions]
-    parts.append("<h2>Ulp error against x</h2>")
+    if accuracy:
+        parts.append("<h2>Ulp error against x</h2>")
     for function in functions:
         for dtype in FORMATS:
             group = [r for r in accuracy if r.identity.function == function
@@ -311,6 +318,7 @@ def render(reports: list[tuple[str, list, dict | None]],
     overall = tables.accuracy_rows(results)
     if overall[1]:
         parts.append("<h2>Max / mean ulp error</h2>" + table_html(*overall))
+    parts += extra or []
     for title, diff in compare_sections or []:
         parts.append(f"<h2>{html.escape(title)}</h2>")
         for key, label in (("worse", "Worse"), ("better", "Better"),

@@ -1,0 +1,89 @@
+"""``gelucheck study moons``: its options and what it runs and writes."""
+from __future__ import annotations
+
+import os
+import time
+
+from .activations import ACTIVATIONS, DEFAULT
+from .moons import Config
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    import argparse
+
+    try:
+        return tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: layer widths separated by commas, "
+                                         "e.g. 32,32") from None
+
+
+def add(sub) -> None:
+    study = sub.add_parser("study", help="what the numbers mean for a trained network")
+    kinds = study.add_subparsers(dest="study", required=True)
+    d = Config()
+    moons = kinds.add_parser(
+        "moons", help="identical MLPs with ReLU and GELU on make_moons over many seeds, and "
+        "what swapping the activation of a trained network does (needs gelucheck[study])")
+    moons.add_argument("--seeds", type=int, default=d.seeds, help=f"default {d.seeds}")
+    moons.add_argument("--first-seed", type=int, default=d.first_seed,
+                       help=f"default {d.first_seed}")
+    moons.add_argument("--epochs", type=int, default=d.epochs, help=f"default {d.epochs}")
+    moons.add_argument("--samples", type=int, default=d.samples, help=f"default {d.samples}")
+    moons.add_argument("--noise", type=float, default=d.noise,
+                       help=f"make_moons' noise, default {d.noise}")
+    moons.add_argument("--hidden", type=_widths, default=d.hidden,
+                       help=f"hidden layer widths, default {','.join(map(str, d.hidden))}")
+    moons.add_argument("--batch-size", type=int, default=d.batch_size,
+                       help=f"default {d.batch_size}")
+    moons.add_argument("--lr", type=float, default=d.lr, help=f"Adam's, default {d.lr}")
+    moons.add_argument("--activation", action="append", metavar="NAME",
+                       help=f"one of {', '.join(ACTIVATIONS)} (repeatable; default: "
+                       f"{', '.join(DEFAULT)})")
+    moons.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                       help="processes, one seed each at a time (the result is the same for "
+                       "any number; default: the number of cores)")
+    moons.add_argument("--json", metavar="FILE", help="write the study as JSON")
+    moons.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
+    moons.add_argument("--plots", metavar="DIR", help="write the figures as PNG")
+    moons.add_argument("--html", metavar="FILE", help="write the study as one HTML page")
+    moons.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run(args) -> int:
+    import sys
+
+    from .. import outputs
+    from ..errors import UsageError
+    from . import output, plots, runner
+
+    config = Config(seeds=args.seeds, epochs=args.epochs, samples=args.samples,
+                    noise=args.noise, hidden=args.hidden, batch_size=args.batch_size,
+                    lr=args.lr, activations=tuple(args.activation or DEFAULT),
+                    first_seed=args.first_seed)
+    if args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: need at least 1")
+    runner.validate(config)
+    json_path = outputs.file(args.json, "--json")
+    markdown_path = outputs.file(args.markdown, "--markdown")
+    html_path = outputs.file(args.html, "--html")
+    plots_dir = outputs.folder(args.plots, "--plots")
+    start = time.perf_counter()
+    study = runner.run(config, args.workers, progress=not args.no_progress)
+    print(output.render(study))
+    print(f"{config.seeds} seeds x {len(config.activations)} activations x {config.epochs} "
+          f"epochs in {time.perf_counter() - start:.1f} s ({args.workers} workers)",
+          file=sys.stderr)
+    if json_path:
+        output.write_json(study, json_path)
+    if markdown_path:
+        markdown_path.write_text(output.render(study, "markdown"))
+    if plots_dir:
+        for path in plots.write(study, plots_dir):
+            print(f"wrote {path}", file=sys.stderr)
+    if html_path:
+        from ..report import html
+
+        html_path.write_text(html.render([], extra=[output.html_section(study)]))
+        print(f"{html_path}: {html_path.stat().st_size / 1e6:.2f} MB", file=sys.stderr)
+    return 0

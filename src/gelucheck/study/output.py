@@ -1,0 +1,111 @@
+"""The study's tables (terminal and Markdown), its JSON file and its HTML section."""
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+from ..errors import UsageError
+from ..report import jsonio, tables
+from . import runner
+
+
+def _pm(s: dict, scale: float = 1.0, digits: int = 2) -> str:
+    return f"{s['mean'] * scale:.{digits}f} ± {s['sd'] * scale:.{digits}f}"
+
+
+def _ci(s: dict, scale: float = 1.0, digits: int = 2) -> str:
+    lo, hi = s["ci95"]
+    return f"[{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
+
+
+def _p(value) -> str:
+    return "- (all equal)" if value is None else f"{value:.3g}"
+
+
+def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
+    n = study["config"]["seeds"]
+    rows = [[a, _pm(s["test_accuracy"], 100), _ci(s["test_accuracy"], 100),
+             _pm(s["test_loss"], 1, 4), _ci(s["test_loss"], 1, 4)]
+            for a, s in study["summary"].items()]
+    out = [(f"Test accuracy (%) and loss over {n} seeds: mean ± sd, 95% CI (Student's t)",
+            ["activation", "accuracy %", "95% CI", "loss", "95% CI"], rows)]
+    paired = []
+    for a, p in study["paired"].items():
+        acc, loss = p["test_accuracy"], p["test_loss"]
+        paired.append([f"{a} - {p['against']}", f"{acc['mean'] * 100:+.2f}",
+                       _ci(acc, 100), _p(acc["p_wilcoxon"]),
+                       f"{acc['wins']}/{acc['ties']}/{acc['losses']}",
+                       f"{loss['mean']:+.4f}", _ci(loss, 1, 4), _p(loss["p_wilcoxon"]),
+                       f"{loss['wins']}/{loss['ties']}/{loss['losses']}"])
+    out.append(("Paired differences per seed (Wilcoxon signed-rank, two-sided; wins/ties/losses "
+                "of the first: higher accuracy, lower loss)",
+                ["pair", "Δ accuracy pts", "95% CI", "p", "w/t/l", "Δ loss", "95% CI", "p",
+                 "w/t/l"], paired))
+    swaps = []
+    for s in study["swaps"]:
+        change, drift = s["accuracy_change"], s["activation_drift"]
+        swaps.append([s["label"], f"{change['mean'] * 100:+.2f}",
+                      f"{s['flip_share_mean'] * 100:.2f} / {s['flip_share_max'] * 100:.2f}",
+                      f"{s['seeds_with_flips']}/{n}", f"{s['max_logit_change']:.3g}",
+                      f"{drift['max_abs']:.3g}" + (f" at {drift['at']:.4g}"
+                                                   if drift["max_abs"] else ""),
+                      f"[{drift['range'][0]:.3g}, {drift['range'][1]:.3g}]"])
+    out.append(("Swapping the activation of trained networks at inference (test set): accuracy "
+                "change, predictions that flip (mean / max over seeds), largest logit change; "
+                "beside it the largest per-input change of the activation itself (torch, "
+                "gelucheck's float32 inputs in the range of pre-activations the networks saw)",
+                ["trained -> evaluated", "Δ accuracy pts", "flips % mean / max",
+                 "seeds with flips", "max |Δ logit|", "max |Δ f(x)| per input", "x range"],
+                swaps))
+    return out
+
+
+def heading(study: dict) -> str:
+    c = study["config"]
+    return (f"make_moons study: {c['samples']} points, noise {c['noise']}, split "
+            f"{'/'.join(str(s) for s in c['split'])} (train/validation/test); "
+            f"{study['architecture']}; Adam lr {c['lr']}, batch {c['batch_size']}, "
+            f"{c['epochs']} epochs; seeds {c['first_seed']}..{c['first_seed'] + c['seeds'] - 1}")
+
+
+def render(study: dict, style: str = "plain") -> str:
+    parts = [heading(study)]
+    for title, header, body in sections(study):
+        table = tables.markdown(header, body) if style == "markdown" else \
+            tables.plain(header, body)
+        parts.append(f"### {title}\n\n{table}" if style == "markdown" else f"{title}\n{table}")
+    return "\n\n".join(parts) + "\n"
+
+
+def write_json(study: dict, path: Path) -> None:
+    path.write_text(jsonio.encode(study) + "\n")
+
+
+def read(path: str | Path) -> dict:
+    """A saved study; refused with the file named when it is not one."""
+    try:
+        study = jsonio.decode(Path(path).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"{path}: not a readable study JSON file ({exc})") from None
+    if not isinstance(study, dict) or study.get("kind") != "study":
+        raise UsageError(f"{path}: not a gelucheck study file (write one with "
+                         "`gelucheck study moons --json FILE`)")
+    if study.get("schema_version") != runner.SCHEMA:
+        raise UsageError(f"{path}: study schema {study.get('schema_version')}, this gelucheck "
+                         f"reads schema {runner.SCHEMA}")
+    return study
+
+
+def html_section(study: dict) -> str:
+    """The study as a section of the HTML report: its tables and its figures."""
+    from ..report.html import _img, _png, table_html
+    from . import plots
+
+    parts = ["<h2>The make_moons study: ReLU and GELU over many seeds</h2>",
+             f"<p>{html.escape(heading(study))}</p>"]
+    for title, header, body in sections(study):
+        parts.append(f"<h3>{html.escape(title)}</h3>" + table_html(header, body))
+    for name, fig in plots.figures(study):
+        parts.append(_img(_png(fig), name))
+    return "".join(parts)
