@@ -11,6 +11,7 @@ from gelucheck.functions import GELU
 from gelucheck.results import AccuracyResult, DriftResult
 from gelucheck.suite.test_matrix import (  # noqa: F401 - collected here too
     test_consistent,
+    test_fingerprint,
     test_minimum,
     test_sign,
     test_specials,

@@ -67,3 +67,13 @@ def segfaults(x):
     import ctypes
 
     return ctypes.string_at(0)
+
+
+def tanh_form_posing_as_gelu(x):
+    """The tanh form (in float64, rounded once) - to be declared as exact GELU: the kind of
+    swap a converter makes while a loose tolerance hides it."""
+    from gelucheck.formats import narrow
+
+    w = x.astype(np.float64)
+    return narrow(0.5 * w * (1 + np.tanh(np.sqrt(2 / np.pi) * (w + 0.044715 * w**3))),
+                  x.dtype.name)

@@ -140,7 +140,7 @@ def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -
         verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
 
 
-PARTS = ("ulp", "specials", "minimum", "sign", "consistency")
+PARTS = ("ulp", "specials", "minimum", "sign", "consistency", "fingerprint")
 
 
 def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
@@ -153,7 +153,8 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
         verdict.missing = True
         return verdict
     held = {"ulp": result.figures is not None, "minimum": result.minimum is not None,
-            "specials": result.specials is not None, "sign": result.sign is not None}
+            "specials": result.specials is not None, "sign": result.sign is not None,
+            "fingerprint": result.fingerprint is not None}
     verdict.defects = [d for d in entry.get("defects", [])
                        if any(held.get(p, False) for p in budgets.defects[d].get("affects", PARTS))]
     if result.failure:
@@ -188,6 +189,8 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
                         entry["wrong_sign"], verdict)
         if entry.get("x_star_in_crossing") and not result.sign.x_star_in_crossing:
             verdict.worse.append("the computed derivative no longer changes sign at x*")
+    if result.fingerprint is not None and "fingerprint" in entry:
+        _judge_fingerprint(result.fingerprint, entry["fingerprint"], budgets, entry, verdict)
     if isinstance(result.specials, dict) and "specials_failing" in entry:
         failing = set(result.failing_specials)
         recorded = set(entry["specials_failing"])
@@ -265,6 +268,18 @@ def consistency_entry(result: ConsistencyResult) -> dict:
     return {p.name: p.n_differ for p in result.paths if p.n_differ}
 
 
+def _judge_fingerprint(found, recorded: str, budgets: Budgets, entry: dict,
+                       verdict: Verdict) -> None:
+    """The formula the outputs compute is recorded; a different one is a change either way,
+    and one that is not the declared formula must be a recorded defect."""
+    if found.formula != recorded:
+        verdict.worse.append(f"fingerprint changed: it computed {recorded}, now {found.formula}")
+    explained = any("fingerprint" in budgets.defects[d].get("affects", PARTS)
+                    for d in entry.get("defects", []))
+    if found.mismatch and not explained:
+        verdict.worse.append(f"declared {found.declared}, its outputs compute {found.formula}")
+
+
 def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     """A budget entry recording ``result``; the defects named in ``old`` are kept."""
     f = result.figures
@@ -280,6 +295,8 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     if isinstance(result.sign, SignFinding):
         entry["wrong_sign"] = result.sign.n_wrong_sign + result.sign.n_false_zero
         entry["x_star_in_crossing"] = result.sign.x_star_in_crossing
+    if result.fingerprint is not None:
+        entry["fingerprint"] = result.fingerprint.formula
     for measured_elsewhere in ("inconsistent", SWEEP_KEY):  # by `consistency`, by `sweep`
         if old and measured_elsewhere in old:
             entry[measured_elsewhere] = old[measured_elsewhere]

@@ -3,7 +3,7 @@ special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
 from .backends import Implementation, backend_version
-from .checks import accuracy, data, drift, minimum, sign, specials
+from .checks import accuracy, data, drift, fingerprint, minimum, sign, specials
 from .checks.profile import profile
 from .formats import Format
 from .progress import bar as progress_bar
@@ -17,6 +17,7 @@ def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Ac
         result.minimum = minimum.check(impl, fmt)
         result.specials = specials.check(impl, fmt)
         result.sign = sign.check(impl, fmt, result.outputs)
+        result.fingerprint = fingerprint.check(impl, fmt, result.outputs)
         result.profile = profile(data.table(fmt).x, result.errors)
         if not keep_errors:
             result.errors = result.outputs = None

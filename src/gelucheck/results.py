@@ -160,6 +160,22 @@ def _part_from_json(d, build):
     return build(d)
 
 
+@dataclass(frozen=True)
+class Fingerprint:
+    """Which candidate formula the outputs computed (checks.fingerprint), against the one the
+    implementation declares."""
+
+    formula: str  # a candidate's name, "none of these", or "undecided" (too inaccurate to tell)
+    declared: str | None  # None: the implementation does not say (a stand-in with no formula)
+    n_inputs: int  # inputs that told the candidates apart
+    margin: float  # votes of the best candidate minus those of the second
+    candidates: dict  # name -> closest_share, equal_share, median_ulp
+
+    @property
+    def mismatch(self) -> bool:
+        return self.declared is not None and self.formula not in (self.declared, "undecided")
+
+
 @dataclass
 class AccuracyResult:
     """One implementation in one dtype against the reference: the ulp error (and, when
@@ -176,6 +192,7 @@ class AccuracyResult:
     specials: dict[str, SpecialOutcome] | Failure | None = None
     sign: SignFinding | Failure | None = None
     n_tried: int | None = None
+    fingerprint: Fingerprint | None = None
     # ulp error against x in a few hundred bins (checks.profile): what plots are drawn from
     profile: dict | None = None  # how many inputs a failed measurement was given
     # per-input ulp errors and outputs, kept (not written) for plots and assertions
@@ -217,6 +234,9 @@ class AccuracyResult:
             out["specials"] = _part_to_json(self.specials)
         if self.sign is not None:
             out["sign"] = _part_to_json(self.sign)
+        if self.fingerprint is not None:
+            out["fingerprint"] = {**asdict(self.fingerprint),
+                                  "mismatch": self.fingerprint.mismatch}
         if self.profile is not None:
             out["profile"] = self.profile
         return out
@@ -232,7 +252,10 @@ class AccuracyResult:
                    _part_from_json(d.get("specials"),
                                    lambda s: {k: SpecialOutcome(**v) for k, v in s.items()}),
                    _part_from_json(d.get("sign"), lambda s: SignFinding(**s)),
-                   d.get("n_inputs") if failure else None, d.get("profile"))
+                   d.get("n_inputs") if failure else None,
+                   _part_from_json(d.get("fingerprint"), lambda f: Fingerprint(
+                       **{k: v for k, v in f.items() if k != "mismatch"})),
+                   d.get("profile"))
 
 
 @dataclass(frozen=True)
@@ -253,7 +276,9 @@ class DriftFigures:
 @dataclass
 class DriftResult:
     """Exact GELU against its tanh form (or a stand-in): as mathematics (``device`` None, the
-    correctly rounded values of both) or as a backend computes them."""
+    correctly rounded values of both) or as a backend computes them. With ``pair`` "runtimes",
+    any two implementations against each other ("trained in one, served in another"): then
+    the implementations are named ``backend:name@function``."""
 
     backend: str
     exact_implementation: str
@@ -264,6 +289,7 @@ class DriftResult:
     figures: DriftFigures | None = None
     minimum_shift: float | None = None
     minimum_value_shift: float | None = None
+    pair: str = "tanh"  # "tanh": a GELU against its tanh form; "runtimes": a chosen pair
 
     kind = "drift"
 
@@ -279,7 +305,8 @@ class DriftResult:
     def to_json(self) -> dict:
         out = {"kind": self.kind, "backend": self.backend,
                "exact_implementation": self.exact_implementation,
-               "tanh_implementation": self.tanh_implementation, "dtype": self.dtype}
+               "tanh_implementation": self.tanh_implementation, "dtype": self.dtype,
+               "pair": self.pair}
         if not self.mathematical:
             out["device"] = self.device
             out["error"] = self.failure.reason if self.failure else None
@@ -296,7 +323,8 @@ class DriftResult:
                    if "differ_fraction" in d else None)
         return cls(d["backend"], d["exact_implementation"], d["tanh_implementation"],
                    d["dtype"], d.get("device"), Failure(d["error"]) if d.get("error") else None,
-                   figures, d.get("minimum_shift"), d.get("minimum_value_shift"))
+                   figures, d.get("minimum_shift"), d.get("minimum_value_shift"),
+                   d.get("pair", "tanh"))
 
 
 @dataclass

@@ -33,6 +33,9 @@ class Implementation:
     description: str = ""
     # For a stand-in such as quick_gelu: the function it approximates, measured as drift only.
     approximates: Function | None = None
+    # The formula it should fingerprint as, where its function does not say (a stand-in):
+    # a candidate of checks.fingerprint, e.g. "sigmoid_1.702".
+    formula: str | None = None
     # For benchmarks: turn a NumPy input into (callable, native argument), so that the timing
     # leaves out the conversions the accuracy adapter makes; and wait for an asynchronous
     # device. By default the whole adapter is timed.

@@ -25,7 +25,7 @@ def load() -> Backend:
                        description="HF gelu_fast: 0.5x(1+tanh(0.7978845608x(1+0.044715x^2)))"),
         Implementation("variants", "quick_gelu", "gelu", lambda x: quick_gelu(np, x), NATIVE,
                        WIDER, rows_batch=True, description="HF quick_gelu: x*sigmoid(1.702x)",
-                       approximates="gelu"),
+                       approximates="gelu", formula="sigmoid_1.702"),
     )
     missing = {name: "these NumPy formulas have no autograd"
                for name in ("phi_grad", "gelu_grad", "gelu_tanh_grad")}

@@ -13,7 +13,16 @@ import numpy as np
 import pytest
 
 from gelucheck import budgets
-from gelucheck.checks import accuracy, consistency, data, drift, minimum, sign, specials
+from gelucheck.checks import (
+    accuracy,
+    consistency,
+    data,
+    drift,
+    fingerprint,
+    minimum,
+    sign,
+    specials,
+)
 from gelucheck.functions import GELU
 from gelucheck.pytest_plugin import only_functions
 from gelucheck.results import AccuracyResult, Identity, MinimumFinding, SignFinding
@@ -92,6 +101,18 @@ def test_sign(accuracy_case, gelucheck_budgets, record_gelucheck):
     assert isinstance(found, SignFinding), found
     result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, sign=found)
+    _judge(result, gelucheck_budgets, record_gelucheck)
+
+
+@only_functions("gelu", "gelu_tanh")
+def test_fingerprint(accuracy_case, gelucheck_budgets, record_gelucheck):
+    """The formula the outputs compute (exact, tanh, x·σ(1.702x), x·σ(1.773x)) is the one
+    declared - or a recorded defect - and the one recorded in the budget."""
+    impl, fmt = accuracy_case
+    found = fingerprint.check(impl, fmt, impl(data.table(fmt).x))
+    assert found is not None and 0 < found.n_inputs
+    result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
+                            impl.how(fmt), impl.description, fingerprint=found)
     _judge(result, gelucheck_budgets, record_gelucheck)
 
 
