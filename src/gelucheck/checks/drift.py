@@ -79,6 +79,16 @@ def backend_drift(exact_impl: Implementation | None, tanh_impl: Implementation, 
     return out
 
 
+def runtime_drift(first: Implementation, second: Implementation, fmt: Format) -> DriftResult:
+    """Two implementations against each other on the stored inputs: how far apart their
+    outputs are (in ulps of the first's), and where each puts GELU's minimum."""
+    result = backend_drift(first, second, fmt)
+    result.backend, result.pair = first.backend, "runtimes"
+    result.exact_implementation = f"{first.name}@{first.function.name}"
+    result.tanh_implementation = f"{second.id}@{second.function.name}"
+    return result
+
+
 def pairs(impls: list[Implementation]) -> list[tuple[Implementation | None, Implementation]]:
     """(exact GELU, tanh form or stand-in) pairs: the twin of the same backend and name, else
     the backend's first exact GELU, else None: the correctly rounded exact GELU."""

@@ -63,15 +63,25 @@ def accuracy_rows(results: list, region: str | None = None) -> tuple[list[str], 
 def drift_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["exact", "tanh form", "dtype", "differ", "max ulp", "at x", "max |diff|", "at x",
               "minimum shift"]
+    return header, _drift_body(results, "tanh")
+
+
+def runtime_rows(results: list) -> tuple[list[str], list[list]]:
+    header = ["first", "second", "dtype", "differ", "max ulp (of the first)", "at x",
+              "max |diff|", "at x", "minimum shift"]
+    return header, _drift_body(results, "runtimes")
+
+
+def _drift_body(results: list, pair: str) -> list[list]:
     body = []
     for r in results:
-        if not isinstance(r, DriftResult) or r.figures is None:
+        if not isinstance(r, DriftResult) or r.figures is None or r.pair != pair:
             continue
         f, shift = r.figures, r.minimum_shift
         body.append([f"{r.backend}:{r.exact_implementation}", r.tanh_implementation, r.dtype,
                      f"{f.differ_fraction:.2%}", fmt_ulp(f.max_ulp), f"{f.at_ulp:.6g}",
                      f"{f.max_abs:.4e}", f"{f.at:.6g}", "-" if shift is None else f"{shift:+.3g}"])
-    return header, body
+    return body
 
 
 def worst_rows(results: list) -> tuple[list[str], list[list]]:
@@ -122,6 +132,31 @@ def sign_rows(results: list) -> tuple[list[str], list[list]]:
                      "-" if example is None else
                      f"x={example['x']:.6g} ({example['x_hex']}): {example['computed']:.3g} "
                      f"vs {example['exact']:.3g}"])
+    return header, body
+
+
+def fingerprint_text(f) -> str:
+    """What the outputs computed, against what was declared, in a few words."""
+    verdict = ("MISMATCH: declared " + f.declared) if f.mismatch else "as declared" if \
+        f.formula == f.declared else "-" if f.declared is None else "cannot tell in this dtype"
+    return f"{f.formula} (margin {f.margin:.2f}; {verdict})"
+
+
+def fingerprint_rows(results: list) -> tuple[list[str], list[list]]:
+    header = ["implementation", "function", "dtype", "computes", "margin", "declared",
+              "verdict", "preferred to the winner (share)"]
+    body = []
+    for r in results:
+        f = getattr(r, "fingerprint", None)
+        if not isinstance(r, AccuracyResult) or f is None:
+            continue
+        rivals = ", ".join(f"{k} {v['preferred_over_winner']:.2f}"
+                           for k, v in f.candidates.items()
+                           if v["preferred_over_winner"] is not None)
+        verdict = "MISMATCH" if f.mismatch else "ok" if f.formula == f.declared else \
+            "cannot tell in this dtype" if f.formula == "undecided" else "-"
+        body.append([r.identity.id, r.identity.function, r.identity.dtype, f.formula,
+                     f"{f.margin:.3f}", f.declared or "-", verdict, rivals])
     return header, body
 
 
@@ -222,7 +257,11 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     out.append(("GELU's negative minimum", minimum_rows(results)))
     out.append(("Sign of the derivative", sign_rows(results)))
     out.append(("Special inputs that miss their limit", special_rows(results)))
+    out.append(("Formula fingerprints: which GELU form the outputs compute", fingerprint_rows(
+        results)))
     out.append(("Drift of the tanh form from exact GELU", drift_rows(results)))
+    out.append(("Drift between implementations (trained in one, served in another)",
+                runtime_rows(results)))
     out.append(("Paths whose outputs differ from the bulk result", consistency_rows(results)))
     out.append(("Worst case over every call path (where a path is worse than the bulk)",
                 worst_path_rows(results)))
