@@ -85,7 +85,7 @@ def test_bad_impl_specs(argv, words, capsys):
 
 
 @pytest.mark.parametrize("argv, valid", [
-    (["check", "--backend", "tensorflow"], "numpy, scipy, torch, torch-cuda"),
+    (["check", "--backend", "caffe"], "numpy, scipy, torch, torch-cuda"),
     (["check", "--backend", "numpy", "--function", "relu"], "phi, gelu, gelu_tanh"),
     (["report", "--dtype", "float8"], "float16, bfloat16, float32, float64"),
     (["check", "--impl", "a:b", "--framework", "tf"], "numpy, torch"),

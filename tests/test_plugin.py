@@ -33,7 +33,7 @@ def test_option_selects_function(pytester):
 
 def test_unknown_choice_is_a_usage_error(pytester):
     pytester.makepyfile(TEST_FILE)
-    result = pytester.runpytest_subprocess("--gelucheck-backend", "tensorflow")
+    result = pytester.runpytest_subprocess("--gelucheck-backend", "caffe")
     assert result.ret != 0
     assert "valid choices: numpy, scipy" in result.stderr.str()
 
@@ -52,13 +52,13 @@ def pytest_addoption(parser):
 
 
 def test_a_bad_environment_value_touches_only_gelucheck_tests(pytester, monkeypatch):
-    monkeypatch.setenv("GELUCHECK_BACKEND", "tensorflow")
+    monkeypatch.setenv("GELUCHECK_BACKEND", "caffe")
     pytester.makepyfile(test_other="def test_other():\n    pass\n")
     assert pytester.runpytest_subprocess("test_other.py").ret == 0  # an unrelated suite runs
     pytester.makepyfile(test_gelu=TEST_FILE)
     result = pytester.runpytest_subprocess("test_gelu.py")
     assert result.ret != 0
-    assert "$GELUCHECK_BACKEND: unknown backend ['tensorflow']" in result.stdout.str()
+    assert "$GELUCHECK_BACKEND: unknown backend ['caffe']" in result.stdout.str()
 
 
 def test_missing_backend_is_skipped_with_the_reason(pytester):

@@ -113,7 +113,11 @@ def _add_user_options(p) -> None:
 def _add_measure(sub) -> None:
     from .backends import backend_names
 
-    sub.add_parser("list", help="every backend and implementation, available or not, and why")
+    listing = sub.add_parser("list", help="every backend and implementation, available or "
+                             "not, and why")
+    listing.add_argument("--fingerprint", action="store_true",
+                         help="also which GELU form each implementation computes, per dtype, "
+                         "read off its outputs (runs each on the stored inputs)")
     check = sub.add_parser("check", help="measure one backend or your own implementation")
     _add_selection(check, backend=False)
     who = check.add_mutually_exclusive_group(required=True)
@@ -158,6 +162,18 @@ def _add_measure(sub) -> None:
     consistency.add_argument("--write-budgets", metavar="FILE",
                              help="record each measured path's count of differing outputs in "
                              "this budgets file (its entries for those cases must exist)")
+    pair = sub.add_parser(
+        "drift", help="two implementations against each other, e.g. torch's F.gelu and ONNX "
+        "Runtime's Gelu: how many outputs differ, by how much, and where each puts the minimum")
+    for which in ("first", "second"):
+        pair.add_argument(which, metavar=which.upper(), help="backend:name[@function], e.g. "
+                          "torch:F.gelu@gelu or onnxruntime:Gelu@gelu_tanh (the function may be "
+                          "left out where the name has one, or gelu among several)")
+    pair.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS),
+                      help=f"a dtype: {', '.join(FORMATS)} (repeatable; default: every dtype "
+                      "both take)")
+    pair.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    pair.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     compare = sub.add_parser("compare", help="what got worse or better between two JSON reports")
     compare.add_argument("old", help="the earlier JSON report")
     compare.add_argument("new", help="the later JSON report")
@@ -230,6 +246,8 @@ def _list(args) -> int:
             how = ", ".join(f"{d.name} {i.how(d)}" if i.how(d) != "native" else d.name
                             for d in i.dtypes)
             print(f"  {i.name:14s} {i.function.name:9s} {i.description}  [{how}]")
+            if args.fingerprint:
+                _print_fingerprints(i)
         for what, why in b.unavailable.items():
             print(f"  (no {what}: {why})")
     return 0
@@ -322,6 +340,23 @@ def _show(results, json_path, markdown_path) -> dict:
     return env
 
 
+def _print_fingerprints(impl) -> None:
+    """Per dtype, the formula the implementation's outputs compute (checks.fingerprint)."""
+    from .checks import data, fingerprint
+    from .errors import ImplementationError
+    from .report.tables import fingerprint_text
+
+    if not fingerprint.applies(impl):
+        return
+    for fmt in impl.dtypes:
+        try:
+            found = fingerprint.check(impl, fmt, impl(data.table(fmt).x))
+        except ImplementationError as exc:
+            print(f"      {fmt.name:8s} fingerprint: ERROR {exc}")
+            continue
+        print(f"      {fmt.name:8s} fingerprint: {fingerprint_text(found)}")
+
+
 def _measure(args, with_drift: bool) -> int:
     from . import budgets as budgets_mod
     from . import matrix, outputs
@@ -357,6 +392,9 @@ def _measure(args, with_drift: bool) -> int:
     for r in results:
         if isinstance(r, AccuracyResult) and r.all_nan:
             print(f"ALL NaN {r.identity.id} {r.identity.dtype}")
+        if isinstance(r, AccuracyResult) and r.fingerprint and r.fingerprint.mismatch:
+            print(f"FINGERPRINT MISMATCH {r.label}: declared {r.fingerprint.declared}, its "
+                  f"outputs compute {r.fingerprint.formula} (margin {r.fingerprint.margin:.2f})")
     if plots:
         _plots(results, plots)
     if html_path:
@@ -470,6 +508,61 @@ def _html(args) -> int:
                                   extra=[study_output.html_section(s) for s in studies]))
     print(f"{target}: {target.stat().st_size / 1e6:.2f} MB")
     return 0
+
+
+def _pair_member(spec: str):
+    """backend:name[@function] -> the one implementation it names (usage errors name the
+    valid choices)."""
+    from .backends import find, get_backend
+
+    name, _, function = spec.partition("@")
+    backend = name.partition(":")[0]
+    choose("backend", backend, _backend_names())
+    b = get_backend(backend)
+    if not b.available:
+        raise UsageError(f"{spec}: backend {backend} is not available here: {b.reason}")
+    found = find(name, function or None)
+    if len(found) > 1:
+        gelu = [i for i in found if i.function.name == "gelu"]
+        if not gelu:
+            raise UsageError(f"{spec}: {name} computes "
+                             f"{', '.join(i.function.name for i in found)}; add @FUNCTION")
+        found = gelu
+    return found[0]
+
+
+def _backend_names():
+    from .backends import backend_names
+
+    return backend_names()
+
+
+def _drift(args) -> int:
+    from . import outputs
+    from .checks import drift
+
+    first, second = _pair_member(args.first), _pair_member(args.second)
+    if first.function.family != second.function.family:
+        raise UsageError(f"{args.first} computes {first.function.name} and {args.second} "
+                         f"{second.function.name}: not comparable")
+    json_path = outputs.file(args.json, "--json")
+    markdown_path = outputs.file(args.markdown, "--markdown")
+    both = [f for f in FORMATS.values() if f in first.dtypes and f in second.dtypes]
+    asked = args.dtype or both
+    for fmt in asked:
+        if fmt not in both:
+            print(f"{fmt.name}: skipped - {first.id} takes "
+                  f"{', '.join(f.name for f in first.dtypes)}; {second.id} takes "
+                  f"{', '.join(f.name for f in second.dtypes)}", file=sys.stderr)
+    todo = [f for f in asked if f in both]
+    if not todo:
+        raise UsageError(f"{args.first} and {args.second} share no dtype of those asked")
+    results = [drift.runtime_drift(first, second, fmt) for fmt in todo]
+    _show(results, json_path, markdown_path)
+    failed = [r for r in results if r.failure]
+    for r in failed:
+        print(f"ERROR {r.label}: {r.failure.reason}")
+    return 2 if failed else 0
 
 
 def _study(args) -> int:
@@ -599,7 +692,7 @@ def main(argv: list[str] | None = None) -> int:
     args.argv = argv
     handlers = {"reference": _reference, "list": _list, "compare": _compare,
                 "consistency": _consistency, "html": _html,
-                "budgets": _budgets, "sweep": _sweep, "study": _study,
+                "budgets": _budgets, "sweep": _sweep, "study": _study, "drift": _drift,
                 "check": lambda a: _measure(a, with_drift=False),
                 "report": lambda a: _measure(a, with_drift=True)}
     try:
