@@ -94,3 +94,15 @@ def test_check_does_not_flag_a_faithful_exact_gelu(tmp_path, capsys):
     (result,) = json.loads(out.read_text())["results"]
     assert result["fingerprint"]["formula"] == "exact"
     assert not result["fingerprint"]["mismatch"]
+
+
+def test_a_saved_fingerprint_reads_back_the_same(tmp_path):
+    from gelucheck.report import jsonio
+
+    out = tmp_path / "r.json"
+    assert main(["check", "--impl", "tests.user_impls:tanh_form_posing_as_gelu",
+                 "--function", "gelu", "--dtype", "float16", "--json", str(out),
+                 "--no-progress"]) == 0
+    (result,) = jsonio.read(out)
+    assert result.fingerprint.formula == "tanh" and result.fingerprint.mismatch
+    assert result.fingerprint.candidates["exact"]["preferred_over_winner"] == 0.0

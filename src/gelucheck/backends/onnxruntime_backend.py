@@ -84,6 +84,7 @@ def load() -> Backend:
         return graph(nodes, dtype, {"sqrt2": np.sqrt(2.0), "one": 1.0, "half": 0.5})
 
     column = lambda x: (-1, 1) if x.ndim < 2 else x.shape  # BiasGelu adds along the last axis
+    at_least_1d = lambda x: (1,) if x.ndim == 0 else x.shape  # FastGelu refuses 0-d input
 
     def make(name, function, build, native, text, reshape=None, **extra):
         return Implementation(
@@ -99,7 +100,8 @@ def load() -> Backend:
              "ONNX Gelu (opset 20), approximate='tanh'"),
         make("ms.Gelu", "gelu", node("Gelu", contrib=True), EXACT, "com.microsoft Gelu"),
         make("ms.FastGelu", "gelu_tanh", node("FastGelu", contrib=True), TANH,
-             "com.microsoft FastGelu (the tanh form)"),
+             "com.microsoft FastGelu (the tanh form); a 0-d input goes in as shape (1,), "
+             "which FastGelu requires", reshape=at_least_1d),
         make("ms.BiasGelu", "gelu", bias_gelu, EXACT, "com.microsoft BiasGelu, bias 0",
              reshape=column),
         make("ms.QuickGelu", "gelu", node("QuickGelu", contrib=True, alpha=1.702), TANH,
