@@ -1,0 +1,127 @@
+"""`gelucheck bench compare OLD NEW`: pytest-benchmark runs compared by each benchmark's time
+relative to the copy baseline timed in the same run, against a noise band derived from the
+spread measured in both runs.
+
+Why not the medians themselves: on a shared machine an unchanged run moved a median by 22%
+(docs/design.md, Benchmarks). Load that slows a whole run slows the copy beside it too, so
+the ratio moves far less; what remains is judged against two measured spreads, whichever is
+wider: within the runs, K times the relative IQRs of the benchmark and its baseline in both
+runs combined in quadrature; between the runs, SPREAD_MADS times the spread of all the
+benchmarks' changes (1.4826 x their median absolute deviation, in log space - a change shared
+by every benchmark does not widen it, so a slowdown of everything is still flagged). Never
+below FLOOR.
+"""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UsageError
+
+FLOOR = 0.10  # no band narrower than ±10%: medians of a shared machine move that much
+K = 2.0
+SPREAD_MADS = 4.0  # timing noise is heavy-tailed: 3 MADs flagged 1 of 62 unchanged here
+MIN_FOR_SPREAD = 8  # fewer benchmarks than this: no between-run spread, the floor is 0.25
+SMALL_FLOOR = 0.25
+
+
+@dataclass(frozen=True)
+class Timing:
+    median: float
+    iqr: float
+    baseline_median: float | None
+    baseline_iqr: float | None
+
+    @property
+    def ratio(self) -> float:
+        return self.median / self.baseline_median
+
+    def spreads(self) -> list[float]:
+        return [self.iqr / self.median, self.baseline_iqr / self.baseline_median]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    name: str
+    old: Timing
+    new: Timing
+    change: float  # relative change of the ratio: +1.0 is twice as slow
+    band: float
+    verdict: str  # "slower", "faster" or "same"
+
+
+def _baseline_name(name: str) -> str | None:
+    """test_speed[IMPL-FUNCTION-DTYPE-SIZE] -> its group's copy baseline, by the same id."""
+    if "[" not in name or "baseline:" in name:
+        return None
+    head, _, rest = name.partition("[")
+    parts = rest.rstrip("]").split("-")
+    if len(parts) < 4:
+        return None
+    return f"{head}[baseline:copy-{'-'.join(parts[-3:])}]"
+
+
+def load(path: str | Path) -> dict[str, Timing]:
+    """A pytest-benchmark JSON file (a folder: its newest one), as timings with the copy
+    baseline of the same run; refused, naming the file, when it is not one."""
+    path = Path(path)
+    if path.is_dir():
+        found = sorted(path.rglob("*.json"), key=lambda p: p.stat().st_mtime)
+        if not found:
+            raise UsageError(f"{path}: no saved benchmark run in it (save one with `tox -e "
+                             "bench` or pytest --benchmark-autosave)")
+        path = found[-1]
+    try:
+        runs = json.loads(path.read_text())["benchmarks"]
+        stats = {b["name"]: b["stats"] for b in runs}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise UsageError(f"{path}: not a pytest-benchmark JSON file ({exc})") from None
+    out = {}
+    for name, s in stats.items():
+        base = stats.get(_baseline_name(name) or "")
+        if base is None:
+            continue
+        out[name] = Timing(s["median"], s["iqr"], base["median"], base["iqr"])
+    return out
+
+
+def run_spread(shifts: list[float]) -> float | None:
+    """The spread of the benchmarks' log changes between two runs (robust: 1.4826 x MAD),
+    or None with too few benchmarks to tell."""
+    if len(shifts) < MIN_FOR_SPREAD:
+        return None
+    middle = statistics.median(shifts)
+    return 1.4826 * statistics.median(abs(s - middle) for s in shifts)
+
+
+def compare(old: dict[str, Timing], new: dict[str, Timing], floor: float = FLOOR,
+            k: float = K) -> tuple[list[Comparison], list[str], list[str], float | None]:
+    """Per benchmark in both runs: the change of its ratio and the verdict; the names only
+    in the old and only in the new run; and the between-run spread used."""
+    names = sorted(old.keys() & new.keys())
+    # judged on the log scale, so that "twice as fast" and "twice as slow" are alike
+    shifts = {n: math.log(new[n].ratio / old[n].ratio) for n in names}
+    spread = run_spread(list(shifts.values()))
+    between = math.expm1(SPREAD_MADS * spread) if spread is not None else max(floor,
+                                                                              SMALL_FLOOR)
+    rows = []
+    for name in names:
+        a, b = old[name], new[name]
+        within = k * math.sqrt(sum(s * s for s in a.spreads() + b.spreads()))
+        band = max(floor, within, between)
+        shift = shifts[name]
+        verdict = ("slower" if shift > math.log1p(band) else
+                   "faster" if shift < -math.log1p(band) else "same")
+        rows.append(Comparison(name, a, b, math.expm1(shift), band, verdict))
+    return rows, sorted(old.keys() - new.keys()), sorted(new.keys() - old.keys()), spread
+
+
+def render(rows: list[Comparison]) -> tuple[list[str], list[list]]:
+    header = ["benchmark", "old (x copy)", "new (x copy)", "change", "noise band", "verdict"]
+    body = [[r.name, f"{r.old.ratio:.3g}", f"{r.new.ratio:.3g}", f"{r.change:+.1%}",
+             f"±{r.band:.1%}", r.verdict.upper() if r.verdict != "same" else "same"]
+            for r in rows]
+    return header, body

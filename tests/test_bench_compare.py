@@ -1,0 +1,114 @@
+"""`gelucheck bench compare`: runs judged by each benchmark's ratio to the copy baseline of the
+same run, against a noise band from the runs' spread. Synthetic runs whose changes are known by
+construction; and (slow) real pytest-benchmark runs with a planted slowdown."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from gelucheck.cli import main
+from gelucheck.report import bench
+
+IMPLS = [f"impl{i}" for i in range(12)]
+
+
+def _run(path, factor=None, load=1.0, seed=0, iqr=0.02):
+    """A pytest-benchmark file: per implementation a benchmark and its group's copy
+    baseline; ``load`` scales every time (the machine), ``factor`` one implementation's."""
+    rng = np.random.default_rng(seed)
+    runs = []
+    for k, impl in enumerate(IMPLS):
+        noise = rng.uniform(0.95, 1.05, 2)
+        base = 1e-4 * load * noise[0]
+        time = (10 + k) * 1e-4 * load * noise[1] * (factor or {}).get(impl, 1.0)
+        group = f"gelu float32 n1e{k}"
+        for name, t in ((f"test_speed[{impl}-gelu-float32-n1e{k}]", time),
+                        (f"test_speed[baseline:copy-gelu-float32-n1e{k}]", base)):
+            runs.append({"name": name, "group": group, "extra_info": {},
+                         "stats": {"median": t, "iqr": iqr * t}})
+    path.write_text(json.dumps({"benchmarks": runs}))
+    return path
+
+
+def test_a_slower_machine_is_not_a_regression(tmp_path, capsys):
+    old = _run(tmp_path / "old.json")
+    new = _run(tmp_path / "new.json", load=1.4, seed=1)  # every median 40% slower
+    assert main(["bench", "compare", str(old), str(new)]) == 0
+    assert "0 slower, 0 faster" in capsys.readouterr().out
+
+
+def test_one_implementation_twice_as_slow_is_flagged_alone(tmp_path, capsys):
+    old = _run(tmp_path / "old.json")
+    new = _run(tmp_path / "new.json", factor={"impl3": 2.0}, load=1.2, seed=1)
+    assert main(["bench", "compare", str(old), str(new)]) == 1
+    out = capsys.readouterr().out
+    assert "1 slower, 0 faster" in out
+    (line,) = [x for x in out.splitlines() if "SLOWER" in x]
+    assert "impl3" in line
+
+
+def test_everything_twice_as_slow_is_flagged_everywhere(tmp_path):
+    """A shared change (the planted slowdown of every implementation) does not widen the
+    between-run spread, which is measured around the median change."""
+    old = bench.load(_run(tmp_path / "old.json"))
+    new = bench.load(_run(tmp_path / "new.json", factor=dict.fromkeys(IMPLS, 2.0), seed=1))
+    rows, _, _, spread = bench.compare(old, new)
+    assert spread < 0.1
+    assert [r.verdict for r in rows] == ["slower"] * len(IMPLS)
+    assert all(0.6 < r.change < 1.5 for r in rows)  # 2x, times four ±5% noises
+
+
+def test_faster_is_reported_but_does_not_fail(tmp_path, capsys):
+    old = _run(tmp_path / "old.json")
+    new = _run(tmp_path / "new.json", factor={"impl5": 0.5}, seed=1)
+    assert main(["bench", "compare", str(old), str(new)]) == 0
+    assert "0 slower, 1 faster" in capsys.readouterr().out
+
+
+def test_a_wide_spread_within_a_run_widens_the_band(tmp_path):
+    old = bench.load(_run(tmp_path / "old.json", iqr=0.4))
+    new = bench.load(_run(tmp_path / "new.json", factor={"impl3": 1.5}, seed=1, iqr=0.4))
+    rows, _, _, _ = bench.compare(old, new)
+    row = next(r for r in rows if "impl3" in r.name)
+    assert row.band > 1.0 and row.verdict == "same"  # 2 x 0.4 x 2 in quadrature = 1.6
+
+
+def test_a_folder_means_its_newest_run_and_damage_names_the_file(tmp_path, capsys):
+    folder = tmp_path / ".benchmarks" / "Linux-CPython"
+    folder.mkdir(parents=True)
+    first = _run(folder / "0001_a.json")
+    os.utime(first, (1, 1))
+    _run(folder / "0002_b.json", factor={"impl1": 3.0}, seed=1)
+    assert main(["bench", "compare", str(first), str(tmp_path / ".benchmarks")]) == 1
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["bench", "compare", str(bad), str(first)]) == 2
+    assert "bad.json: not a pytest-benchmark JSON file" in capsys.readouterr().err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert main(["bench", "compare", str(empty), str(first)]) == 2
+
+
+@pytest.mark.slow
+def test_a_planted_slowdown_is_flagged_and_an_unchanged_rerun_is_not(tmp_path):
+    """Real runs of a few benchmarks: unchanged twice, then with every implementation doing
+    its work twice (GELUCHECK_BENCH_SLOWDOWN=2)."""
+    pytest.importorskip("torch", reason="torch is not installed")
+
+    def run(name, **env):
+        out = tmp_path / f"{name}.json"
+        subprocess.run([sys.executable, "-m", "pytest", "tests/benchmarks/test_speed.py",
+                        "--benchmark-only", "-q", "-p", "no:randomly", "-k",
+                        "(torch:F.gelu or torch:nn.GELU or baseline:copy) and gelu- and "
+                        "(float32 or float16) and n1e5", "--benchmark-max-time=0.3",
+                        f"--benchmark-json={out}"], check=True, capture_output=True,
+                       env={**os.environ, **env})
+        return out
+
+    first, second = run("first"), run("second")
+    slow = run("slow", GELUCHECK_BENCH_SLOWDOWN="2")
+    assert main(["bench", "compare", str(first), str(second)]) == 0
+    assert main(["bench", "compare", str(first), str(slow)]) == 1
