@@ -40,6 +40,9 @@ class Implementation:
     # leaves out the conversions the accuracy adapter makes; and wait for an asynchronous
     # device. By default the whole adapter is timed.
     prepare: Callable[[np.ndarray], tuple[Callable, object]] | None = None
+    # For benchmarks of a compiler: the same computation compiled for one static shape (the
+    # accuracy kernel may be compiled for dynamic shapes), prepared as ``prepare`` does.
+    prepare_static: Callable[[np.ndarray], tuple[Callable, object]] | None = None
     synchronize: Callable[[], None] | None = None
     # For code outside any backend (a user's callable): what identifies this version of it.
     version: str | None = None

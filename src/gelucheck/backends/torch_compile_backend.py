@@ -21,14 +21,24 @@ def load() -> Backend:
         return Backend("torch-compile", False, f"torch is not installed ({exc})", None)
 
     def compiled(function: str, approximate: str) -> tuple[Implementation, Implementation]:
+        # Dynamic shapes for measuring: one compile per dtype and form serves every length
+        # (a static compile would recompile for each array length the checks use).
         fn = torch_compile(lambda t: F.gelu(t, approximate=approximate), dynamic=True)
         text = f"torch.compile(F.gelu, approximate='{approximate}'), dynamic shapes"
         grad = torch_gradient(fn)  # AOTAutograd compiles the backward too
+
+        def static(x, backward=False):
+            """For benchmarks: a compile specialised to this one shape (what a model with
+            fixed shapes runs), a fresh one per benchmark."""
+            once = torch_compile(lambda t: F.gelu(t, approximate=approximate), dynamic=False)
+            return preparer(torch_gradient(once) if backward else once, "cpu")(x)
+
         return (Implementation("torch-compile", "F.gelu", function, tensor_kernel(fn, "cpu"),
                                description=text, prepare=preparer(fn, "cpu"),
-                               paths=torch_layout_paths(fn)),
+                               prepare_static=static, paths=torch_layout_paths(fn)),
                 Implementation("torch-compile", "F.gelu", derivative(function).name,
                                tensor_kernel(grad, "cpu"), prepare=preparer(grad, "cpu"),
+                               prepare_static=lambda x: static(x, backward=True),
                                description=f"d/dx of {text}: its compiled backward",
                                paths=torch_layout_paths(grad)))
 
