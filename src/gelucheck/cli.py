@@ -174,6 +174,18 @@ def _add_measure(sub) -> None:
                       "both take)")
     pair.add_argument("--json", metavar="FILE", help="write the results as JSON")
     pair.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
+    bench = sub.add_parser("bench", help="benchmark runs (pytest-benchmark JSON)")
+    bench_sub = bench.add_subparsers(dest="action", required=True)
+    bench_compare = bench_sub.add_parser(
+        "compare", help="each benchmark's time relative to the copy baseline of the same run, "
+        "old against new, judged against a noise band from both runs' spread; exit 1 when "
+        "one is slower beyond its band")
+    bench_compare.add_argument("old", help="the earlier run: a JSON file, or a folder (its "
+                               "newest run, e.g. .benchmarks)")
+    bench_compare.add_argument("new", help="the later run: a JSON file or a folder")
+    bench_compare.add_argument("--floor", type=float, default=None,
+                               help="the narrowest band, as a fraction (default 0.10)")
+    bench_compare.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     compare = sub.add_parser("compare", help="what got worse or better between two JSON reports")
     compare.add_argument("old", help="the earlier JSON report")
     compare.add_argument("new", help="the later JSON report")
@@ -565,6 +577,37 @@ def _drift(args) -> int:
     return 2 if failed else 0
 
 
+def _bench(args) -> int:
+    import math
+
+    from . import outputs
+    from .report import bench, tables
+
+    floor = bench.FLOOR if args.floor is None else args.floor
+    if not 0 <= floor < 10:
+        raise UsageError(f"--floor {args.floor}: a fraction such as 0.1 (10%)")
+    markdown_path = outputs.file(args.markdown, "--markdown")
+    rows, only_old, only_new, spread = bench.compare(bench.load(args.old), bench.load(args.new),
+                                                     floor)
+    if not rows:
+        raise UsageError(f"{args.old} and {args.new} share no benchmark with its copy baseline "
+                         "(run the same selection, baselines included)")
+    header, body = bench.render(rows)
+    print(tables.plain(header, body))
+    if markdown_path:
+        markdown_path.write_text(tables.markdown(header, body) + "\n")
+    for title, names in (("only in the old run", only_old), ("only in the new run", only_new)):
+        if names:
+            print(f"{len(names)} {title}: {', '.join(names[:5])}" + (" ..." if len(names) > 5
+                                                                      else ""))
+    slower = [r for r in rows if r.verdict == "slower"]
+    faster = [r for r in rows if r.verdict == "faster"]
+    print(f"{len(rows)} compared: {len(slower)} slower, {len(faster)} faster beyond their noise "
+          "band" + (f" (between-run spread of the changes: {math.expm1(spread):.1%})"
+                    if spread is not None else ""))
+    return 1 if slower else 0
+
+
 def _study(args) -> int:
     from .study import command
 
@@ -693,6 +736,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"reference": _reference, "list": _list, "compare": _compare,
                 "consistency": _consistency, "html": _html,
                 "budgets": _budgets, "sweep": _sweep, "study": _study, "drift": _drift,
+                "bench": _bench,
                 "check": lambda a: _measure(a, with_drift=False),
                 "report": lambda a: _measure(a, with_drift=True)}
     try:
