@@ -369,6 +369,14 @@ def _print_fingerprints(impl) -> None:
         print(f"      {fmt.name:8s} fingerprint: {fingerprint_text(found)}")
 
 
+def _print_timings(timings: dict) -> None:
+    """Compiling apart from measuring: a cold torch.compile cache costs seconds per graph."""
+    compiled = timings.get("compile") or {}
+    parts = [f"{b} compiled in {s:.1f} s" for b, s in compiled.items()]
+    print(f"time: {'; '.join(parts) + '; ' if parts else ''}measured in "
+          f"{timings.get('measure', 0.0):.1f} s", file=sys.stderr)
+
+
 def _measure(args, with_drift: bool) -> int:
     from . import budgets as budgets_mod
     from . import matrix, outputs
@@ -386,8 +394,9 @@ def _measure(args, with_drift: bool) -> int:
     budgets = budgets_mod.load(args.budgets) if args.budgets else None
     impls = _selected(args)
     dtypes = args.dtype or list(FORMATS.values())
+    timings: dict = {}
     results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
-                         keep_errors=bool(plots or args.keep_outputs))
+                         keep_errors=bool(plots or args.keep_outputs), timings=timings)
     if getattr(args, "consistency", False):
         from .checks import consistency
 
@@ -407,6 +416,7 @@ def _measure(args, with_drift: bool) -> int:
         if isinstance(r, AccuracyResult) and r.fingerprint and r.fingerprint.mismatch:
             print(f"FINGERPRINT MISMATCH {r.label}: declared {r.fingerprint.declared}, its "
                   f"outputs compute {r.fingerprint.formula} (margin {r.fingerprint.margin:.2f})")
+    _print_timings(timings)
     if plots:
         _plots(results, plots)
     if html_path:

@@ -29,10 +29,38 @@ def cases(impls: list[Implementation], dtypes: list[Format]) -> list[tuple[Imple
     return [(i, d) for i in impls for d in dtypes if d in i.dtypes]
 
 
+def warm_up(todo: list[tuple[Implementation, Format]], progress: bool = True) -> dict:
+    """Compile what compiles (implementations with ``warm_up``) before any measuring: seconds
+    per backend. A warm-up that fails is left for the measurement to report."""
+    import time
+
+    from .errors import ImplementationError
+
+    spent: dict[str, float] = {}
+    compiling = [(i, f) for i, f in todo if i.warm_up is not None]
+    bar = progress_bar(len(compiling), "compiling", progress and bool(compiling), unit="case")
+    for impl, fmt in compiling:
+        start = time.perf_counter()
+        try:
+            impl.warm_up(fmt)
+        except (ImplementationError, Exception):  # noqa: BLE001 - measured (and said) later
+            pass
+        spent[impl.backend] = spent.get(impl.backend, 0.0) + time.perf_counter() - start
+        bar.update()
+    bar.close()
+    return spent
+
+
 def run(impls: list[Implementation], dtypes: list[Format], with_drift: bool = True,
-        progress: bool = True,
-        keep_errors: bool = False) -> list[AccuracyResult | DriftResult]:
+        progress: bool = True, keep_errors: bool = False,
+        timings: dict | None = None) -> list[AccuracyResult | DriftResult]:
+    """Every case's results; ``timings``, when given, gets "compile" (seconds per backend,
+    spent before measuring) and "measure" (seconds)."""
+    import time
+
     todo = cases(impls, dtypes)
+    compiled = warm_up(todo, progress)
+    start = time.perf_counter()
     pairs = drift.pairs(impls) if with_drift else []
     bar = progress_bar(len(todo) + len(pairs) * len(dtypes), "measuring", progress,
                        unit="case")
@@ -51,4 +79,6 @@ def run(impls: list[Implementation], dtypes: list[Format], with_drift: bool = Tr
                     results.append(drift.backend_drift(exact, tanh, fmt, minima))
                 bar.update()
     bar.close()
+    if timings is not None:
+        timings.update(compile=compiled, measure=time.perf_counter() - start)
     return results

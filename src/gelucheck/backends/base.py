@@ -43,6 +43,9 @@ class Implementation:
     # For benchmarks of a compiler: the same computation compiled for one static shape (the
     # accuracy kernel may be compiled for dynamic shapes), prepared as ``prepare`` does.
     prepare_static: Callable[[np.ndarray], tuple[Callable, object]] | None = None
+    # For compilers: compile for a dtype ahead of measuring, so that the compile time is
+    # reported apart from the measuring time (matrix.run).
+    warm_up: Callable[[Format], None] | None = None
     synchronize: Callable[[], None] | None = None
     # For code outside any backend (a user's callable): what identifies this version of it.
     version: str | None = None

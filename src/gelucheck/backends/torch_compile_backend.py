@@ -1,6 +1,8 @@
 """torch.compile of F.gelu, both forms, on the CPU (Inductor generates its own kernels)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..functions import derivative
 from .base import Backend, Implementation
 from .tensors import (
@@ -33,12 +35,20 @@ def load() -> Backend:
             once = torch_compile(lambda t: F.gelu(t, approximate=approximate), dynamic=False)
             return preparer(torch_gradient(once) if backward else once, "cpu")(x)
 
-        return (Implementation("torch-compile", "F.gelu", function, tensor_kernel(fn, "cpu"),
+        def warm(kernel):
+            """One call on a few inputs: the dynamic-shape graph for this dtype, compiled
+            once and used for every length after it (lengths 0 and 1 included)."""
+            return lambda fmt: kernel(np.linspace(-4, 4, 8).astype(fmt.dtype))
+
+        forward, backward = tensor_kernel(fn, "cpu"), tensor_kernel(grad, "cpu")
+        return (Implementation("torch-compile", "F.gelu", function, forward,
                                description=text, prepare=preparer(fn, "cpu"),
-                               prepare_static=static, paths=torch_layout_paths(fn)),
+                               prepare_static=static, paths=torch_layout_paths(fn),
+                               warm_up=warm(forward)),
                 Implementation("torch-compile", "F.gelu", derivative(function).name,
-                               tensor_kernel(grad, "cpu"), prepare=preparer(grad, "cpu"),
+                               backward, prepare=preparer(grad, "cpu"),
                                prepare_static=lambda x: static(x, backward=True),
+                               warm_up=warm(backward),
                                description=f"d/dx of {text}: its compiled backward",
                                paths=torch_layout_paths(grad)))
 
