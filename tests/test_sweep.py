@@ -359,3 +359,44 @@ def test_three_local_gateways_merge_to_the_single_process_sweep(tmp_path, reques
                                "function": "gelu", "framework": "numpy", "device": "cpu"}],
                              "gelu", runner.parse_range(span), workers=1, progress=False)
     assert merged.figures == direct.figures and merged.histogram == direct.histogram
+
+
+@pytest.mark.parametrize("start", [0x3F800000, 0xC0A00000 - 0x8000, 0x00000000, 0x7F000000])
+def test_bit_space_scoring_equals_measuring_every_input(start):
+    """With several implementations the comparison starts in bit space (chunk.Rounded); it
+    must give what measuring every input in float64 gives (chunk._dense), for outputs that
+    are correctly rounded, off by an ulp, NaN, of the other zero's sign, or wholly wrong."""
+    bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
+    x = bits.view(np.float32)
+    v, unit, _ = fastref.reference("gelu", x, monotone=True)
+    regions = chunk._slices(x)
+    rounded = v.astype(np.float32)
+    rng = np.random.default_rng(start)
+    few = rounded.copy()
+    at = rng.choice(len(x), 40, replace=False)
+    few[at[:20]] = np.nextafter(few[at[:20]], np.float32(np.inf))
+    few[at[20:25]] = np.nan
+    few[at[25:30]] = -few[at[25:30]]
+    many = np.where(rng.random(len(x)) < 0.3, np.float32(0), rounded)  # dense fallback
+    shared = chunk.Rounded(v, unit, bits, regions)
+    for y in (rounded, few, many):
+        fast, slow = shared.score(y), chunk._dense(y, v, unit, bits, regions)
+        assert fast["sum_ulp"] == pytest.approx(slow["sum_ulp"], rel=1e-12)
+        for name in slow["regions"]:
+            assert fast["regions"][name]["sum_ulp"] == pytest.approx(
+                slow["regions"][name]["sum_ulp"], rel=1e-12)
+            fast["regions"][name]["sum_ulp"] = slow["regions"][name]["sum_ulp"]
+        fast["sum_ulp"] = slow["sum_ulp"]
+        a, b = fast.pop("max_abs"), slow.pop("max_abs")  # NaN for a NaN output, in both
+        assert a == b or (np.isnan(a) and np.isnan(b))
+        assert fast == slow
+
+
+def test_profile_prints_where_the_time_went(capsys):
+    assert main(["sweep", "--backend", "torch:F.gelu", "--backend", "torch:nn.GELU",
+                 "--function", "gelu", "--range", "0x3f800000:0x3f820000", "--workers", "1",
+                 "--no-progress", "--profile"]) == 0
+    out = capsys.readouterr().out
+    assert "reference" in out and "(once for all 2)" in out
+    assert "torch:F.gelu: implementation" in out and "torch:nn.GELU: implementation" in out
+    assert "x the implementations' own time" in out

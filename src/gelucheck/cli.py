@@ -210,6 +210,10 @@ def _add_measure(sub) -> None:
     sweep.add_argument("--checkpoint", metavar="DIR", help="save each finished task here and "
                        "resume from it")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sweep.add_argument("--profile", action="store_true",
+                       help="print where the time went, per 2^24 inputs: each "
+                       "implementation's own evaluation, the reference (once for all), the "
+                       "comparison; and the sweep's cost over the implementations' own")
     sweep.add_argument("--budgets", metavar="FILE", help="a CI gate: exit 1 when a figure of a "
                        "whole-float32 sweep is worse than the sweep budget recorded there")
     sweep.add_argument("--write-budgets", metavar="FILE", help="record this whole-float32 "
@@ -692,10 +696,32 @@ def _sweep(args) -> int:
               f"{r.wall_s:.1f} s ({r.n_evaluated / r.wall_s / 1e6:.1f} M inputs/s computed "
               f"now); "
               f"{r.n_slow_reference:,} needed mpmath")
+    if args.profile:
+        _sweep_profile(results)
     if json_path:
         jsonio.write(results, json_path)
     status = 2 if any(r.failure for r in results) else 0
     return max(status, _sweep_budgets(args, results))
+
+
+def _sweep_profile(results) -> None:
+    """CPU seconds per 2^24 inputs (summed over workers, this run's tasks only)."""
+    measured = [r for r in results if not r.failure and r.n_evaluated]
+    if not measured:
+        print("profile: nothing was computed in this run (all tasks came from the checkpoint)")
+        return
+    per = (1 << 24) / measured[0].n_evaluated
+    reference = measured[0].reference_s * per
+    evals = sum(r.eval_s for r in measured) * per
+    checks = sum(r.check_s for r in measured) * per
+    print(f"profile, CPU seconds per 2^24 inputs: reference {reference:.3f} (once for all "
+          f"{len(measured)})")
+    for r in measured:
+        print(f"  {r.identity.id}: implementation {r.eval_s * per:.3f}, comparison "
+              f"{r.check_s * per:.3f}")
+    total = reference + evals + checks
+    print(f"  total {total:.3f} = {total / evals:.2f} x the implementations' own time; "
+          f"{total / (reference + evals):.2f} x (one reference + their evaluations)")
 
 
 def _sweep_budgets(args, results) -> int:

@@ -66,6 +66,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     out = {"function": function.name, "start": start, "stop": stop, "n_slow_reference": slow,
            "implementations": {},
            "reference_s": time.perf_counter() - clock}
+    shared = None  # what the correctly rounded results score, computed once per block
     for impl in impls:
         key = f"{impl.id}/{impl.function.name}"
         clock = time.perf_counter()
@@ -75,31 +76,110 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
             out["implementations"][key] = {"error": str(exc)}
             continue
         evaluated = time.perf_counter()
-        err = y.astype(np.float64)  # in place from here on: |y - v|, then / unit
-        np.subtract(err, v, out=err)
-        np.abs(err, out=err)
-        j = int(np.argmax(err))
-        max_abs = float(err[j])
-        with np.errstate(invalid="ignore"):
-            np.divide(err, unit, out=err)
-        if np.isnan(err.sum()):  # a NaN result where the exact value is a number
-            err[np.isnan(err)] = np.inf
-        # the regions partition the chunk: the overall figures are merged from theirs
-        by_region = {name: _stats(err[s], bits[s]) for name, s in regions}
-        stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
-        wrong = np.flatnonzero(err > 0.5)
-        counts = histogram(err[wrong])
-        counts[0] = len(err) - len(wrong)
-        stats.update({
-            "computed": float(y[stats["worst_bits"] - start]),
-            "exact": float(v[stats["worst_bits"] - start]),
-            "max_abs": max_abs, "max_abs_bits": int(bits[j]),
-            "histogram": counts.tolist(),
-            "regions": by_region,
-            "eval_s": evaluated - clock, "check_s": time.perf_counter() - evaluated,
-        })
+        if len(impls) == 1:  # nothing to share: the bit-space pass would only add to the cost
+            stats = _dense(y, v, unit, bits, regions)
+        else:
+            shared = shared or Rounded(v, unit, bits, regions)
+            stats = shared.score(y)
+        stats.update({"computed": float(y[stats["worst_bits"] - start]),
+                      "exact": float(v[stats["worst_bits"] - start]),
+                      "eval_s": evaluated - clock, "check_s": time.perf_counter() - evaluated})
         out["implementations"][key] = stats
     return out
+
+
+DENSE = 16  # more outputs than 1 in DENSE not correctly rounded: measure all of them
+
+
+def _dense(y: np.ndarray, v: np.ndarray, unit: np.ndarray, bits: np.ndarray,
+           regions: list) -> dict:
+    """The statistics of y measured on every input in float64."""
+    err = y.astype(np.float64)  # in place from here on: |y - v|, then / unit
+    np.subtract(err, v, out=err)
+    np.abs(err, out=err)
+    j = int(np.argmax(err))
+    max_abs = float(err[j])
+    with np.errstate(invalid="ignore"):
+        np.divide(err, unit, out=err)
+    if np.isnan(err.sum()):  # a NaN result where the exact value is a number
+        err[np.isnan(err)] = np.inf
+    # the regions partition the chunk: the overall figures are merged from theirs
+    by_region = {name: _stats(err[s], bits[s]) for name, s in regions}
+    stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
+    wrong = np.flatnonzero(err > 0.5)
+    counts = histogram(err[wrong])
+    counts[0] = len(err) - len(wrong)
+    stats.update({"max_abs": max_abs, "max_abs_bits": int(bits[j]),
+                  "histogram": counts.tolist(), "regions": by_region})
+    return stats
+
+
+class Rounded:
+    """The correctly rounded float32 results of a block and what they score, so that an
+    implementation is compared in bit space first: where its output is the correctly rounded
+    float32, its errors are these; only the other outputs are measured in float64. For a good
+    implementation that is a few inputs in a thousand, and the comparison costs two passes
+    over the block instead of ten (docs/design.md, The sweep).
+
+    The reference's float64 value never lies on a float32 rounding boundary (fastref sends
+    those inputs to mpmath), so rounding it once is the correctly rounded result; and any
+    other float32 lies at least as far from the exact value, so an output that differs can
+    only raise a maximum."""
+
+    def __init__(self, v: np.ndarray, unit: np.ndarray, bits: np.ndarray, regions: list):
+        rounded = v.astype(np.float32)
+        self.v, self.unit, self.bits, self.regions = v, unit, bits, regions
+        self.rounded_bits = rounded.view(np.uint32)
+        self.absolute = np.abs(rounded.astype(np.float64) - v)
+        self.err = self.absolute / unit
+        self.j = int(np.argmax(self.absolute))
+        self.by_region = {name: _stats(self.err[s], bits[s]) for name, s in regions}
+        # the index of each region's (first) largest error, read off its encoding
+        self.first = {name: r["worst_bits"] - int(bits[0]) for name, r in self.by_region.items()}
+
+    def score(self, y: np.ndarray) -> dict:
+        differs = y.view(np.uint32) != self.rounded_bits
+        if np.count_nonzero(differs) > len(y) // DENSE:  # many: whole-array arithmetic wins
+            return _dense(y, self.v, self.unit, self.bits, self.regions)
+        other = np.flatnonzero(differs)  # ascending
+        diff = np.abs(y[other].astype(np.float64) - self.v[other])
+        with np.errstate(invalid="ignore"):
+            e = diff / self.unit[other]
+        e[np.isnan(e)] = np.inf  # a NaN result where the exact value is a number
+        by_region = {}
+        for name, s in self.regions:
+            lo, hi = np.searchsorted(other, [s.start, s.stop])
+            by_region[name] = self._region(name, other[lo:hi], e[lo:hi])
+        stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
+        wrong = e[e > 0.5]
+        counts = histogram(wrong)
+        counts[0] = len(y) - len(wrong)
+        j, max_abs = self.j, float(self.absolute[self.j])
+        if diff.size:  # np.argmax, as the dense pass: the first NaN, else the first largest
+            k = int(np.argmax(diff))
+            if np.isnan(diff[k]) or diff[k] > max_abs or (diff[k] == max_abs and other[k] < j):
+                j, max_abs = int(other[k]), float(diff[k])
+        stats.update({"max_abs": max_abs, "max_abs_bits": int(self.bits[j]),
+                      "histogram": counts.tolist(), "regions": by_region})
+        return stats
+
+    def _region(self, name: str, at: np.ndarray, e: np.ndarray) -> dict:
+        """_stats of the region with the outputs at ``at`` scoring ``e`` instead."""
+        base = self.by_region[name]
+        finite = np.isfinite(e)
+        replaced = self.err[at]
+        out = dict(base)
+        out["sum_ulp"] = base["sum_ulp"] - float(replaced.sum()) + float(e[finite].sum())
+        out["n_finite"] = base["n_finite"] - int(np.count_nonzero(~finite))
+        out["not_correctly_rounded"] = (base["not_correctly_rounded"]
+                                        - int(np.count_nonzero(replaced > 0.5))
+                                        + int(np.count_nonzero(e > 0.5)))
+        if e.size:
+            k = int(np.argmax(e))
+            if e[k] > base["max_ulp"] or (e[k] == base["max_ulp"]
+                                          and at[k] < self.first[name]):
+                out["max_ulp"], out["worst_bits"] = float(e[k]), int(self.bits[at[k]])
+        return out
 
 
 def finite_ranges(start: int = 0, stop: int = 1 << 32) -> list[tuple[int, int]]:

@@ -124,10 +124,12 @@ def _in_processes(pending: list[tuple[int, int]], workers: int, specs: list[dict
     ctx = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
                                initargs=(specs, function.name))
+    finished = False
     try:
         futures = [pool.submit(_run_task, t) for t in pending]
         for future in as_completed(futures):
             done(future.result())
+        finished = True
     except BrokenProcessPool:
         raise SweepError("a sweep worker process died (killed, out of memory, or crashed in "
                          "an implementation); the finished tasks are kept in --checkpoint, "
@@ -137,7 +139,9 @@ def _in_processes(pending: list[tuple[int, int]], workers: int, specs: list[dict
             child.terminate()
         raise
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        # wait when all went well: an executor left running at exit may write to a closed
+        # pipe in CPython's atexit hook ("Exception ignored ... Bad file descriptor")
+        pool.shutdown(wait=finished, cancel_futures=True)
 
 
 def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers: int = 1,
