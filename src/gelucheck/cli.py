@@ -539,11 +539,11 @@ def _html(args) -> int:
 def _pair_member(spec: str):
     """backend:name[@function] -> the one implementation it names (usage errors name the
     valid choices)."""
-    from .backends import find, get_backend
+    from .backends import backend_names, find, get_backend
 
     name, _, function = spec.partition("@")
     backend = name.partition(":")[0]
-    choose("backend", backend, _backend_names())
+    choose("backend", backend, backend_names())
     b = get_backend(backend)
     if not b.available:
         raise UsageError(f"{spec}: backend {backend} is not available here: {b.reason}")
@@ -555,12 +555,6 @@ def _pair_member(spec: str):
                              f"{', '.join(i.function.name for i in found)}; add @FUNCTION")
         found = gelu
     return found[0]
-
-
-def _backend_names():
-    from .backends import backend_names
-
-    return backend_names()
 
 
 def _drift(args) -> int:

@@ -135,10 +135,19 @@ def sign_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def fingerprint_verdict(f) -> str:
+    """MISMATCH, ok, or why there is no verdict."""
+    if f.mismatch:
+        return "MISMATCH"
+    if f.formula == f.declared:
+        return "ok"
+    return "cannot tell in this dtype" if f.formula == "undecided" else "-"
+
+
 def fingerprint_text(f) -> str:
     """What the outputs computed, against what was declared, in a few words."""
-    verdict = ("MISMATCH: declared " + f.declared) if f.mismatch else "as declared" if \
-        f.formula == f.declared else "-" if f.declared is None else "cannot tell in this dtype"
+    verdict = {"MISMATCH": f"MISMATCH: declared {f.declared}", "ok": "as declared"}.get(
+        fingerprint_verdict(f), fingerprint_verdict(f))
     return f"{f.formula} (margin {f.margin:.2f}; {verdict})"
 
 
@@ -153,10 +162,8 @@ def fingerprint_rows(results: list) -> tuple[list[str], list[list]]:
         rivals = ", ".join(f"{k} {v['preferred_over_winner']:.2f}"
                            for k, v in f.candidates.items()
                            if v["preferred_over_winner"] is not None)
-        verdict = "MISMATCH" if f.mismatch else "ok" if f.formula == f.declared else \
-            "cannot tell in this dtype" if f.formula == "undecided" else "-"
         body.append([r.identity.id, r.identity.function, r.identity.dtype, f.formula,
-                     f"{f.margin:.3f}", f.declared or "-", verdict, rivals])
+                     f"{f.margin:.3f}", f.declared or "-", fingerprint_verdict(f), rivals])
     return header, body
 
 
