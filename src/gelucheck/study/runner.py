@@ -137,13 +137,16 @@ def run(config: Config, workers: int = 1, progress: bool = True) -> dict:
         else:
             import torch
 
+            # run_seed sets these for its process; this one is the caller's: put them back
             threads = torch.get_num_threads()
+            deterministic = torch.are_deterministic_algorithms_enabled()
             try:
                 for job in jobs:
                     records.append(_one(job))
                     bar.update(1)
             finally:
                 torch.set_num_threads(threads)
+                torch.use_deterministic_algorithms(deterministic)
     finally:
         bar.close()
     return assemble(config, records)
