@@ -130,7 +130,8 @@ class Rounded:
         rounded = v.astype(np.float32)
         self.v, self.unit, self.bits, self.regions = v, unit, bits, regions
         self.rounded_bits = rounded.view(np.uint32)
-        self.absolute = np.abs(rounded.astype(np.float64) - v)
+        self.absolute = np.subtract(rounded, v, dtype=np.float64)  # one pass, widening inside
+        np.abs(self.absolute, out=self.absolute)
         self.err = self.absolute / unit
         self.j = int(np.argmax(self.absolute))
         self.by_region = {name: _stats(self.err[s], bits[s]) for name, s in regions}
