@@ -106,3 +106,17 @@ def test_a_saved_fingerprint_reads_back_the_same(tmp_path):
     (result,) = jsonio.read(out)
     assert result.fingerprint.formula == "tanh" and result.fingerprint.mismatch
     assert result.fingerprint.candidates["exact"]["preferred_over_winner"] == 0.0
+
+
+def test_compare_reports_a_kernel_that_changed_its_formula(tmp_path, capsys):
+    """Two reports of the same implementation: the new one computes the tanh form."""
+    old, new = tmp_path / "old.json", tmp_path / "new.json"
+    assert main(["check", "--impl", "tests.user_impls:gelu_float64_then_round", "--function",
+                 "gelu", "--dtype", "float16", "--json", str(old), "--no-progress"]) == 0
+    assert main(["check", "--impl", "tests.user_impls:tanh_form_posing_as_gelu", "--function",
+                 "gelu", "--dtype", "float16", "--json", str(new), "--no-progress"]) == 0
+    text = new.read_text().replace("tanh_form_posing_as_gelu", "gelu_float64_then_round")
+    new.write_text(text)  # the same implementation's name, another release's outputs
+    capsys.readouterr()
+    assert main(["compare", str(old), str(new), "--fail-on-regression"]) == 1
+    assert "computes exact -> tanh (declared exact)" in capsys.readouterr().out

@@ -32,6 +32,14 @@ def _figures(r: Result) -> dict[str, float]:
     return out
 
 
+def _formula_change(a: Result, b: Result) -> tuple[str, bool] | None:
+    """(what changed, whether the new one is the declared form) when the fingerprint moved."""
+    fa, fb = getattr(a, "fingerprint", None), getattr(b, "fingerprint", None)
+    if fa is None or fb is None or fa.formula == fb.formula:
+        return None
+    return f"computes {fa.formula} -> {fb.formula} (declared {fb.declared})", not fb.mismatch
+
+
 def compare(old: list[Result], new: list[Result]) -> dict[str, list[str]]:
     """{"worse": [...], "better": [...], "only_old": [...], "only_new": [...]}"""
     before = {_key(r): r for r in old}
@@ -39,6 +47,9 @@ def compare(old: list[Result], new: list[Result]) -> dict[str, list[str]]:
     label = {**{k: r.label for k, r in before.items()}, **{k: r.label for k, r in after.items()}}
     out = {"worse": [], "better": [], "only_old": [], "only_new": []}
     for key in before.keys() & after.keys():
+        moved = _formula_change(before[key], after[key])
+        if moved:  # a kernel that now computes another form: worse unless it now matches
+            out["better" if moved[1] else "worse"].append(f"{label[key]}: {moved[0]}")
         a, b = _figures(before[key]), _figures(after[key])
         for name in a.keys() & b.keys():
             x, y = a[name], b[name]
