@@ -32,8 +32,8 @@ SMALL_FLOOR = 0.25
 class Timing:
     median: float
     iqr: float
-    baseline_median: float | None
-    baseline_iqr: float | None
+    baseline_median: float  # the copy baseline of the same group and run
+    baseline_iqr: float
 
     @property
     def ratio(self) -> float:

@@ -85,6 +85,12 @@ def _img(src: str, alt: str) -> str:
     return f'<img src="{src}" alt="{html.escape(alt)}">'
 
 
+def figure_html(fig, alt: str) -> str:
+    """A matplotlib figure as an embedded image of the page (for sections from elsewhere,
+    such as a study's)."""
+    return _img(_png(fig), alt)
+
+
 def _ticks(ax, lo: float, hi: float) -> None:
     """x ticks at 0 and ±10^k on the asinh axis (every d-th power, so at most ~16 ticks),
     labelled with x itself."""

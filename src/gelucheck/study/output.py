@@ -99,7 +99,7 @@ def read(path: str | Path) -> dict:
 
 def html_section(study: dict) -> str:
     """The study as a section of the HTML report: its tables and its figures."""
-    from ..report.html import _img, _png, table_html
+    from ..report.html import figure_html, table_html
     from . import plots
 
     parts = ["<h2>The make_moons study: ReLU and GELU over many seeds</h2>",
@@ -107,5 +107,5 @@ def html_section(study: dict) -> str:
     for title, header, body in sections(study):
         parts.append(f"<h3>{html.escape(title)}</h3>" + table_html(header, body))
     for name, fig in plots.figures(study):
-        parts.append(_img(_png(fig), name))
+        parts.append(figure_html(fig, name))
     return "".join(parts)
