@@ -37,8 +37,10 @@ def load() -> Backend:
         return jax.nn.gelu(x, approximate=True)
 
     def gradient(fn):
-        """d/dx by jax.grad of the scalar function, over the array with jax.vmap."""
-        return jax.vmap(jax.grad(fn))
+        """d/dx by jax.grad of the scalar function, over the array with jax.vmap; a 0-d array
+        is that scalar (vmap has no axis to map there)."""
+        grad, mapped = jax.grad(fn), jax.vmap(jax.grad(fn))
+        return lambda x: grad(x) if jnp.ndim(x) == 0 else mapped(x)
 
     def make(name, function, fn, text, native=None):
         extra = {"native": native} if native else {}
