@@ -126,3 +126,59 @@ def test_undefined_defect_is_an_error(tmp_path):
 def test_the_project_budgets_file_loads_and_every_defect_has_a_reason():
     b = budgets.load()
     assert b.entries and all(d.get("reason") for d in b.defects.values())
+
+
+def test_writing_one_backend_keeps_every_other_entry(tmp_path):
+    """`gelucheck budgets --backend numpy` (how torch-cuda is recorded on a GPU machine):
+    that backend's entries are measured and written, another backend's stay as they were."""
+    from gelucheck.cli import main
+
+    path = tmp_path / "b.toml"
+    path.write_text('["elsewhere:gelu".gelu.float32]  # measured on another machine\n'
+                    'max_ulp = 7.0\nregions = { "x<-5" = 7.0 }\n')
+    assert main(["budgets", "--write", str(path), "--backend", "numpy"]) == 0
+    written = budgets.load(path)
+    assert written.entries[("elsewhere:gelu", "gelu", "float32")]["max_ulp"] == 7.0
+    assert "# measured on another machine" in path.read_text()
+    measured = {k for k in written.entries if k[0].startswith("numpy:")}
+    assert measured and {k[0].split(":")[0] for k in written.entries} == {"numpy", "elsewhere"}
+
+
+def test_writing_an_unavailable_backend_is_refused_before_any_work(tmp_path, capsys):
+    from gelucheck.backends import get_backend
+    from gelucheck.cli import main
+
+    if get_backend("torch-cuda").available:
+        pytest.skip("CUDA is present: torch-cuda is available")
+    path = tmp_path / "b.toml"
+    assert main(["budgets", "--write", str(path), "--backend", "torch-cuda"]) == 2
+    assert "backend torch-cuda is unavailable" in capsys.readouterr().err
+    assert not path.exists()
+
+
+def test_budgets_from_a_saved_report_are_those_measured_directly(tmp_path):
+    """A report measured elsewhere (a GPU machine) records the same budgets as measuring here."""
+    from gelucheck.cli import main
+
+    report = tmp_path / "numpy.json"
+    assert main(["report", "--backend", "numpy", "--no-progress", "--json", str(report)]) == 0
+    measured, read = tmp_path / "measured.toml", tmp_path / "read.toml"
+    assert main(["budgets", "--write", str(measured), "--backend", "numpy"]) == 0
+    assert main(["budgets", "--write", str(read), "--from-report", str(report)]) == 0
+    assert budgets.load(read).entries == budgets.load(measured).entries
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--from-report", "{r}", "--backend", "numpy"], "give one"),
+    (["--from-report", "{missing}"], "not a gelucheck JSON report"),
+    (["--from-report", "{r}"], "no accuracy results to record"),
+])
+def test_budgets_from_report_refuses_what_it_cannot_record(tmp_path, capsys, argv, message):
+    from gelucheck.cli import main
+
+    report = tmp_path / "r.json"
+    report.write_text('{"schema_version": 1, "results": []}')
+    argv = [a.format(r=report, missing=tmp_path / "none.json") for a in argv]
+    assert main(["budgets", "--write", str(tmp_path / "b.toml"), *argv]) == 2
+    assert message in capsys.readouterr().err
+    assert not (tmp_path / "b.toml").exists()

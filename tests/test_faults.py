@@ -256,6 +256,7 @@ def test_resuming_after_the_code_changed_is_refused(tmp_path, monkeypatch, capsy
     (["sweep", "--function", "gelu", "--backend", "scipy", "--range", ""], "expected START:STOP"),
     (["sweep", "--function", "gelu", "--backend", "scipy", "--range",
       "0xff800000:0x100000000"], "only inf and NaN"),
+    (["sweep", "--function", "gelu", "--backend", "numpy"], "numpy has no gelu; it offers"),
     (["check", "--impl", "user_impls:torch_gelu", "--device", "cuda"], "needs --framework torch"),
 ])
 def test_bad_values_are_refused_at_once(argv, words, capsys):

@@ -223,6 +223,13 @@ def _add_measure(sub) -> None:
     budgets.add_argument("--write", metavar="FILE", required=True,
                          help="the budgets file (gelucheck's own: "
                          "src/gelucheck/data/budgets.toml)")
+    budgets.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
+                         help="measure only this backend (repeatable; default: every available "
+                         "one); the others keep their entries, e.g. torch-cuda measured on a "
+                         "GPU machine")
+    budgets.add_argument("--from-report", metavar="REPORT.json", action="append",
+                         help="record the figures of a saved `gelucheck report --json` instead "
+                         "of measuring (repeatable); the others keep their entries")
 
 
 def _add_levels(p) -> None:
@@ -636,10 +643,24 @@ def _budgets(args) -> int:
     from . import budgets as budgets_mod
     from . import matrix
     from .backends import select
+    from .report import jsonio
+    from .results import AccuracyResult
 
     path = Path(args.write)
     old = budgets_mod.load(path) if path.exists() else budgets_mod.Budgets()
-    results = matrix.run(select().implementations, list(FORMATS.values()), with_drift=False)
+    if args.from_report:
+        if args.backend:
+            raise UsageError("budgets: --backend measures, --from-report reads: give one")
+        results = [r for p in args.from_report for r in jsonio.read_report(p)[0]
+                   if isinstance(r, AccuracyResult)]
+        if not results:
+            raise UsageError(f"{', '.join(args.from_report)}: no accuracy results to record")
+    else:
+        chosen = select(args.backend)
+        for name, reason in chosen.unavailable:
+            if args.backend:  # asked for by name: nothing would be written for it
+                raise UsageError(f"backend {name} is unavailable: {reason}")
+        results = matrix.run(chosen.implementations, list(FORMATS.values()), with_drift=False)
     new = budgets_mod.Budgets(defects=old.defects)
     new.entries = dict(old.entries)  # backends not installed here keep their budgets
     for r in results:
@@ -669,6 +690,10 @@ def _sweep(args) -> int:
             raise UsageError(f"backend {name} is unavailable: {backend.reason}")
         names = [impl] if impl else sorted({i.name for i in backend.implementations
                                             if i.function == args.function})
+        if not names:
+            offered = sorted({i.function.name for i in backend.implementations})
+            raise UsageError(f"backend {name} has no {args.function.name}; it offers "
+                             f"{', '.join(offered)}")
         specs += [{"kind": "builtin", "impl": f"{name}:{n}", "function": args.function.name}
                   for n in names]
     specs += [{"kind": "user", "impl": spec, "function": args.function.name,
