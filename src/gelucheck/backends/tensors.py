@@ -152,8 +152,10 @@ def torch_compile(fn, dynamic: bool):
 
     Dynamo keeps one cache per code object: both forms x 4 dtypes x forward/backward are 16
     specialisations of one lambda, past the default limit of 8, after which it would run
-    eager *silently*. Allow them all, and make any further recompile an error (reported as
-    that implementation's) rather than a quiet fallback to eager kernels."""
+    eager *silently*; the call paths of `consistency` (0-d, one element, strided, transposed,
+    channels-last) multiply them, past 64 in one process of the pytest suite. Allow them
+    all, and make any further recompile an error (reported as that implementation's) rather
+    than a quiet fallback to eager kernels."""
     import os
     import tempfile
 
@@ -166,6 +168,7 @@ def torch_compile(fn, dynamic: bool):
     os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(
         tempfile.gettempdir(), f"gelucheck-inductor-{torch.__version__}-{level}"))
     dynamo = torch._dynamo.config
-    dynamo.recompile_limit = max(dynamo.recompile_limit, 64)
+    dynamo.recompile_limit = max(dynamo.recompile_limit, 256)
+    dynamo.accumulated_recompile_limit = max(dynamo.accumulated_recompile_limit, 1024)
     dynamo.fail_on_recompile_limit_hit = True
     return torch.compile(fn, dynamic=dynamic)
