@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Measure one backend where it runs and record its budgets: how torch-cuda is recorded on a
+# machine with a GPU (README, "Budgets measured elsewhere"). The project's budgets file is
+# copied, never written in place; bring OUTDIR/budgets.toml back and review the diff.
+#   scripts/record-backend.sh OUTDIR [BACKEND]        (BACKEND: torch-cuda by default)
+# Each step has its own time limit (seconds, STEP_LIMIT) so that one slow step cannot cost
+# the others; every step's exit status is logged in OUTDIR/steps.txt.
+set -uo pipefail
+out=${1:?usage: scripts/record-backend.sh OUTDIR [BACKEND]}
+backend=${2:-torch-cuda}
+workers=${WORKERS:-$(nproc)}
+limit=${STEP_LIMIT:-150}
+budgets=$out/budgets.toml
+mkdir -p "$out"
+cp src/gelucheck/data/budgets.toml "$budgets"
+: > "$out/steps.txt"
+
+step() {  # step NAME LOG COMMAND...
+    local name=$1 log=$2 start=$SECONDS rc
+    shift 2
+    timeout "$limit" "$@" > "$log" 2>&1
+    rc=$?
+    echo "$name: exit $rc in $((SECONDS - start)) s" | tee -a "$out/steps.txt"
+}
+gelucheck=(python3 -m gelucheck.cli)  # from a checkout too (PYTHONPATH=src)
+plugin=()  # not installed: the pytest plugin has no entry point, name it
+python3 -c 'import importlib.metadata as m, sys
+sys.exit(not any(e.name == "gelucheck" for e in m.entry_points(group="pytest11")))' \
+    || plugin=(-p gelucheck.pytest_plugin)
+
+python3 -m gelucheck.cli --version > "$out/probe.txt"
+python3 - >> "$out/probe.txt" 2>&1 <<'PY'
+import torch
+print("torch", torch.__version__, "cuda", torch.version.cuda,
+      torch.cuda.get_device_name() if torch.cuda.is_available() else "no GPU")
+PY
+step report "$out/report.txt" "${gelucheck[@]}" report --backend "$backend" --no-progress \
+    --json "$out/report.json" --markdown "$out/report.md"
+step budgets "$out/budgets.txt" "${gelucheck[@]}" budgets --write "$budgets" --from-report "$out/report.json"
+step suite "$out/suite.txt" python3 -m pytest -q -p no:cacheprovider -n "$workers" "${plugin[@]}" \
+    --pyargs gelucheck.suite --gelucheck-backend "$backend" --gelucheck-budgets "$budgets" \
+    -m "not exhaustive and not consistency"
+step consistency "$out/consistency.txt" "${gelucheck[@]}" consistency --backend "$backend" \
+    --no-progress --workers "$workers" --json "$out/consistency.json" --write-budgets "$budgets"
+for f in ${SWEEP_FUNCTIONS-phi gelu gelu_tanh phi_grad gelu_grad gelu_tanh_grad}; do
+    step "sweep $f" "$out/sweep_$f.txt" "${gelucheck[@]}" sweep --backend "$backend" --function "$f" \
+        --no-progress --workers "$workers" --json "$out/sweep_$f.json" --write-budgets "$budgets"
+done
