@@ -52,8 +52,13 @@ class Format:
         float64 (always, for formats narrower than float64), and the floor at the quantum
         2^(emin - p + 1) does the rest. Exact, and cheap enough for 2^32 inputs."""
         shape = np.shape(v)
-        v = np.array(v, dtype=np.float64, ndmin=1)
+        v = np.asarray(v, dtype=np.float64).reshape(-1)
         scaled = (v.view(np.int64) & _FLOAT64_EXPONENT_FIELD) - ((self.precision - 1) << 52)
+        if self.quantum_exponent >= -1022:  # the quantum is a normal float64 (all but float64)
+            # the floor, taken on the encodings: what falls below float64's normal range (or
+            # wraps negative) is below the quantum too. Three passes instead of seven.
+            floor = (self.quantum_exponent + 1023) << 52
+            return np.maximum(scaled, floor, out=scaled).view(np.float64).reshape(shape)
         unit = scaled.view(np.float64)
         subnormal = scaled < (1 << 52)  # 2^(e-p+1) below float64's normal range
         if subnormal.any():
