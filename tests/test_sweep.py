@@ -400,3 +400,76 @@ def test_profile_prints_where_the_time_went(capsys):
     assert "reference" in out and "(once for all 2)" in out
     assert "torch:F.gelu: implementation" in out and "torch:nn.GELU: implementation" in out
     assert "x the implementations' own time" in out
+
+
+# Blocks wholly in the far left (x <= -20; the tanh form's from -12) or in the right part
+# (x > 9; φ's from 20): just past -20 and 20, and the largest binade.
+EXACT_PART_BLOCKS = {"far": 0xC1A00000 + 0x40000, "right": 0x41A00000 + 0x40000,
+                     "huge": 0x7F000000}
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+@pytest.mark.parametrize("where", sorted(EXACT_PART_BLOCKS))
+def test_the_exact_part_is_the_reference_bit_for_bit(function, where):
+    """fastref.exact_part stands in for the reference where it is a signed zero, 1 or x: its
+    values must be the reference's float64 values exactly, signs of zero included."""
+    start = EXACT_PART_BLOCKS[where]
+    x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
+    expected = fastref.exact_part(function, x)
+    v, _, _ = fastref.reference(function, x, monotone=True)
+    assert expected is not None
+    assert np.array_equal(expected.astype(np.float64).view(np.int64), v.view(np.int64))
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_no_exact_part_where_the_reference_is_computed(function):
+    edge = fastref.FAR_LEFT[fastref.get_function(function)]  # the block ends just past it
+    start = int(np.float32(edge).view(np.uint32)) - chunk.BLOCK // 2
+    x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
+    assert fastref.exact_part(function, x) is None
+    x = np.arange(0x3F800000, 0x3F800000 + chunk.BLOCK, dtype=np.uint32).view(np.float32)
+    assert fastref.exact_part(function, x) is None  # x near 1: computed everywhere
+
+
+class _Returns:
+    """An implementation that returns what it is given, computed once (for _evaluate_block)."""
+
+    def __init__(self, function, y):
+        from gelucheck.functions import get_function
+
+        self.id, self.function, self.y = "test:returns", get_function(function), y
+
+    def __call__(self, x):
+        return self.y.copy()
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+@pytest.mark.parametrize("where", sorted(EXACT_PART_BLOCKS))
+@pytest.mark.parametrize("outputs", ["rounded", "one-off", "nan"])
+def test_a_block_scored_without_the_reference_equals_one_measured(function, where, outputs,
+                                                                  monkeypatch):
+    """An implementation returning the reference's values scores 0 ulps without any float64
+    pass; whether or not the shortcut is taken, the block's figures are those of measuring
+    every input (chunk._dense)."""
+    calls = []
+    monkeypatch.setattr(chunk, "reference", lambda *a, **k: calls.append(1) or
+                        fastref.reference(*a, **k))
+    start = EXACT_PART_BLOCKS[where]
+    bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
+    x = bits.view(np.float32)
+    v, unit, _ = fastref.reference(function, x, monotone=True)
+    y = v.astype(np.float32)
+    if outputs == "one-off":
+        y[123] = np.nextafter(y[123], np.float32(np.inf))
+    elif outputs == "nan":
+        y[7] = np.nan
+    block = chunk._evaluate_block([_Returns(function, y)], fastref.get_function(function),
+                                  start, start + chunk.BLOCK)
+    (got,) = block["implementations"].values()
+    want = chunk._dense(y, v, unit, bits, chunk._slices(x))
+    for k in ("computed", "exact", "eval_s", "check_s"):
+        got.pop(k)
+    a, b = got.pop("max_abs"), want.pop("max_abs")
+    assert a == b or (np.isnan(a) and np.isnan(b))
+    assert got == want
+    assert len(calls) == (0 if outputs == "rounded" else 1)

@@ -156,6 +156,45 @@ SMOOTH = {GELU_GRAD: _gelu_grad, GELU_TANH_GRAD: _gelu_tanh_grad, PHI_GRAD: _pdf
 FLAT_RIGHT = 9.0  # GELU′ and the tanh form′ are 1 + (below 2^-55) from here; φ is computed
 
 
+def _right(function: Function) -> float:
+    """Where the right part begins (x above it): saturation (Φ 1, GELU x), GELU′'s flat 1,
+    φ's zero."""
+    if function in SMOOTH:
+        return FLAT_RIGHT if function.family == DERIVATIVE else -FAR_LEFT[function]
+    return SATURATION
+
+
+def _far_value(function: Function) -> float:
+    """The signed zero of the far left (x <= FAR_LEFT)."""
+    return -0.0 if function.zero_is_negative(-1.0) else 0.0
+
+
+def _right_value(function: Function, x: np.ndarray) -> np.ndarray | float:
+    """The value right of _right: 1 (Φ, GELU′ of both forms), 0 (φ), or x itself (GELU of
+    both forms)."""
+    if function.family == PDF:
+        return 0.0
+    return 1.0 if function.family in (CDF, DERIVATIVE) else x
+
+
+def exact_part(function: str | Function, x: np.ndarray) -> np.ndarray | None:
+    """For a monotone run of float32 inputs lying wholly in the far left or the right part,
+    the float32 values that the reference takes there (a signed zero, 1, or x: exact in
+    float32, the neglected rest below the bound); None elsewhere. An implementation that
+    returns exactly these scores 0 ulps on every input, with no float64 pass at all
+    (docs/design.md, The sweep)."""
+    function = get_function(function)
+    if len(x) == 0:
+        return None
+    lo, hi = sorted((float(x[0]), float(x[-1])))
+    if hi <= FAR_LEFT[function]:
+        return np.full(len(x), _far_value(function), np.float32)
+    if lo > _right(function):
+        value = _right_value(function, x)
+        return x if value is x else np.full(len(x), value, np.float32)
+    return None
+
+
 def _near_boundary(v: np.ndarray, bound: np.ndarray, above_one: np.ndarray | bool = False
                    ) -> np.ndarray:
     """Where a float64 v, within ``bound`` of the exact value, is too close to decide its
@@ -180,20 +219,19 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
     past 20. Between, the float64 formulas above err by at most RELATIVE_BOUND times the size
     of their terms - not of the value: GELU′'s terms cancel at x*, so there the bound is
     wide and the inputs whose rounding it leaves open go to mpmath."""
-    right = FLAT_RIGHT if function.family == DERIVATIVE else -FAR_LEFT[function]
     a, b, c, d = (int(i) for i in np.searchsorted(
-        x64, [FAR_LEFT[function], -TINY, TINY, right], "right"))
+        x64, [FAR_LEFT[function], -TINY, TINY, _right(function)], "right"))
     far, tiny, flat = slice(0, a), slice(b, c), slice(d, len(x64))
-    negative_far = function.zero_is_negative(-1.0)
-    v[far] = -0.0 if negative_far else 0.0
+    v[far] = _far_value(function)
     unit[far] = 2.0**FLOAT32.quantum_exponent
+    v[flat] = _right_value(function, x64[flat])
     if function.family == PDF:
         v[tiny], unit[tiny] = PHI0, FLOAT32.ulp_of(np.float64(PHI0))
-        v[flat], unit[flat] = 0.0, 2.0**FLOAT32.quantum_exponent
+        unit[flat] = 2.0**FLOAT32.quantum_exponent
     else:
         v[tiny] = 0.5 + x64[tiny] * K  # √(2/π) = 2φ(0) for both forms
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)  # the side of 1/2: x's sign
-        v[flat], unit[flat] = 1.0, 2.0**-23  # just above 1: the binade [1, 2)
+        unit[flat] = 2.0**-23  # just above 1: the binade [1, 2)
     middle = [slice(a, b), slice(c, d)]
     if function.family == DERIVATIVE:  # the window about x* is a part of its own
         centre = _series(function)[0]
@@ -227,25 +265,26 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         return _fill_smooth(function, x64, v, unit)
     parts = _parts(x64, function)
     far, tiny, high = parts["far"], parts["tiny"], parts["high"]
+    v[far] = _far_value(function)
+    unit[far] = 2.0**FLOAT32.quantum_exponent
+    v[high] = _right_value(function, x64[high])
     if function.family == CDF:
-        v[far] = 0.0
-        unit[far] = 2.0**FLOAT32.quantum_exponent
         v[tiny] = 0.5 + x64[tiny] * PHI0
         # Φ = 1/2 ± |x|φ(0): the side of 1/2 is the sign of x (x = ±0: exactly 1/2)
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)
-        v[high] = 1.0
         unit[high] = 2.0**-24  # Φ < 1: binade [1/2, 1)
     else:
-        v[far] = np.copysign(0.0, x64[far])
-        unit[far] = 2.0**FLOAT32.quantum_exponent
-        xt = x64[tiny]
-        vt = xt * (0.5 + xt * TAYLOR[function])
-        half = xt * 0.5
-        # one float64 ulp towards +inf (the x² term's side), by the encoding: cheap
-        up = (half.view(np.int64) + np.where(half > 0, 1, -1)).view(np.float64)
-        v[tiny] = np.where((vt == half) & (xt != 0), up, vt)
-        unit[tiny] = FLOAT32.ulp_of(v[tiny])
-        v[high] = x64[high]
+        xt, vt = x64[tiny], v[tiny]  # vt: a view, filled in place (no temporaries)
+        np.multiply(xt, TAYLOR[function], out=vt)
+        vt += 0.5
+        vt *= xt
+        # where float64 lost the x² term (vt is x/2), one float64 ulp towards it (towards
+        # +inf), on the encoding: np.nextafter costs 10x more here
+        step = np.where(vt > 0, 1, -1)
+        step *= vt == xt * 0.5
+        step *= xt != 0
+        vt.view(np.int64)[...] += step
+        unit[tiny] = FLOAT32.ulp_of(vt)
         unit[high] = FLOAT32.ulp_of(v[high])
         # just below x, a power of two (a zero fraction field): the lower binade
         power = (v[high].view(np.int64) & FRACTION_MASK) == 0
