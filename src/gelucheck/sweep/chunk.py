@@ -13,19 +13,23 @@ from ..functions import Function, get_function
 from .fastref import exact_part, reference
 from .stats import BINS, combine, histogram, merge_chunks
 
+_BOUNDS = [bound for _, lo, hi in REGIONS for bound in (lo, hi)]
+
 
 def _slices(x: np.ndarray) -> list[tuple[str, slice]]:
     """Each region's part of a chunk, which is monotone in x (one sign of encodings)."""
     ascending = len(x) < 2 or not np.signbit(x[-1])
-    key = x if ascending else -x
+    key = x if ascending else x[::-1]  # ascending either way (a view)
+    # every bound at once, as x's own dtype (they are exact in it): a float64 bound would
+    # make searchsorted convert the whole block
+    cuts = np.searchsorted(key, np.array(_BOUNDS, dtype=x.dtype), "left").tolist()
+    if not ascending:
+        cuts = [len(x) - c for c in cuts]
     out = []
-    for name, lo, hi in REGIONS:
-        if ascending:
-            a, b = np.searchsorted(key, lo, "left"), np.searchsorted(key, hi, "left")
-        else:  # lo <= x < hi  <=>  -hi < -x <= -lo
-            a, b = np.searchsorted(key, -hi, "right"), np.searchsorted(key, -lo, "right")
+    for (name, _, _), a, b in zip(REGIONS, cuts[0::2], cuts[1::2]):
+        a, b = (a, b) if ascending else (b, a)
         if b > a:
-            out.append((name, slice(int(a), int(b))))
+            out.append((name, slice(a, b)))
     return out
 
 
@@ -169,7 +173,8 @@ class Rounded:
         rounded = v.astype(np.float32)
         self.v, self.unit, self.bits, self.regions = v, unit, bits, regions
         self.rounded_bits = rounded.view(np.uint32)
-        self.absolute = np.subtract(rounded, v, dtype=np.float64)  # one pass, widening inside
+        self.absolute = rounded.astype(np.float64)  # then in place: a mixed float32-float64
+        self.absolute -= v  # ufunc casts through buffers, twice as slow
         np.abs(self.absolute, out=self.absolute)
         self.err = self.absolute / unit
         self.j = int(np.argmax(self.absolute))
