@@ -4,20 +4,25 @@
 # copied, never written in place; bring OUTDIR/budgets.toml back and review the diff.
 #   scripts/record-backend.sh OUTDIR [BACKEND]        (BACKEND: torch-cuda by default)
 # Each step has its own time limit (seconds, STEP_LIMIT) so that one slow step cannot cost
-# the others; every step's exit status is logged in OUTDIR/steps.txt.
+# the others; every step's exit status is logged in OUTDIR/steps.txt. STEPS names the steps
+# to run (default: "report budgets suite consistency sweep"); a later run with, say,
+# STEPS=consistency STEP_LIMIT=600 records what an earlier one ran out of time for, into an
+# OUTDIR/budgets.toml it finds there.
 set -uo pipefail
 out=${1:?usage: scripts/record-backend.sh OUTDIR [BACKEND]}
 backend=${2:-torch-cuda}
 workers=${WORKERS:-$(nproc)}
 limit=${STEP_LIMIT:-150}
 budgets=$out/budgets.toml
+steps=" ${STEPS:-report budgets suite consistency sweep} "
 mkdir -p "$out"
-cp src/gelucheck/data/budgets.toml "$budgets"
-: > "$out/steps.txt"
+[ -f "$budgets" ] || cp src/gelucheck/data/budgets.toml "$budgets"
+echo "# $(date -u +%FT%TZ) $backend: $steps" >> "$out/steps.txt"
 
-step() {  # step NAME LOG COMMAND...
+step() {  # step NAME LOG COMMAND... (NAME's first word must be in STEPS)
     local name=$1 log=$2 start=$SECONDS rc
     shift 2
+    [[ $steps == *" ${name%% *} "* ]] || return 0
     timeout "$limit" "$@" > "$log" 2>&1
     rc=$?
     echo "$name: exit $rc in $((SECONDS - start)) s" | tee -a "$out/steps.txt"
