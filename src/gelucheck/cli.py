@@ -657,9 +657,9 @@ def _budgets(args) -> int:
             raise UsageError(f"{', '.join(args.from_report)}: no accuracy results to record")
     else:
         chosen = select(args.backend)
-        for name, reason in chosen.unavailable:
-            if args.backend:  # asked for by name: nothing would be written for it
-                raise UsageError(f"backend {name} is unavailable: {reason}")
+        if args.backend and chosen.unavailable:  # asked for by name: nothing would be written
+            name, reason = chosen.unavailable[0]
+            raise UsageError(f"backend {name} is unavailable: {reason}")
         results = matrix.run(chosen.implementations, list(FORMATS.values()), with_drift=False)
     new = budgets_mod.Budgets(defects=old.defects)
     new.entries = dict(old.entries)  # backends not installed here keep their budgets
