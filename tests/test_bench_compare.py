@@ -1,6 +1,7 @@
 """`gelucheck bench compare`: runs judged by each benchmark's ratio to the copy baseline of the
-same run, against a noise band from the runs' spread. Synthetic runs whose changes are known by
-construction; and (slow) real pytest-benchmark runs with a planted slowdown."""
+same run (their fastest rounds), against a noise band from the runs' spread. Synthetic runs
+whose changes are known by construction; and (slow) real pytest-benchmark runs with a planted
+slowdown."""
 import json
 import os
 import subprocess
@@ -28,7 +29,7 @@ def _run(path, factor=None, load=1.0, seed=0, iqr=0.02):
         for name, t in ((f"test_speed[{impl}-gelu-float32-n1e{k}]", time),
                         (f"test_speed[baseline:copy-gelu-float32-n1e{k}]", base)):
             runs.append({"name": name, "group": group, "extra_info": {},
-                         "stats": {"median": t, "iqr": iqr * t}})
+                         "stats": {"min": t * (1 - iqr), "median": t, "iqr": iqr * t}})
     path.write_text(json.dumps({"benchmarks": runs}))
     return path
 
@@ -59,6 +60,36 @@ def test_everything_twice_as_slow_is_flagged_everywhere(tmp_path):
     assert spread < 0.1
     assert [r.verdict for r in rows] == ["slower"] * len(IMPLS)
     assert all(0.6 < r.change < 1.5 for r in rows)  # 2x, times four ±5% noises
+
+
+def test_a_baseline_whose_median_jumped_between_modes_is_not_a_regression(tmp_path):
+    """Seen in CI: an unchanged rerun, where the float32 copy baseline's median was 7.14 µs in
+    the first run (fastest 3.66, IQR 2.61) and 3.75 µs in the second (fastest 3.61): by the
+    medians torch's F.gelu went from 2.29 to 4.23 x copy, +85% against a ±74% band. By the
+    fastest rounds it is 4.26 -> 4.07 (-4%)."""
+    def run(path, impl, copy):
+        path.write_text(json.dumps({"benchmarks": [
+            {"name": name, "group": "gelu float32 n1e5", "extra_info": {},
+             "stats": dict(zip(("min", "median", "iqr"), (t * 1e-6 for t in times)))}
+            for name, times in (("test_speed[torch:F.gelu-gelu-float32-n1e5]", impl),
+                                ("test_speed[baseline:copy-gelu-float32-n1e5]", copy))]}))
+        return bench.load(path)
+
+    old = run(tmp_path / "old.json", (15.6, 16.36, 0.37), (3.66, 7.14, 2.61))
+    new = run(tmp_path / "new.json", (14.71, 15.88, 0.67), (3.61, 3.75, 0.05))
+    (row,), _, _, _ = bench.compare(old, new)
+    assert row.verdict == "same"
+    assert row.change == pytest.approx((14.71 / 3.61) / (15.6 / 3.66) - 1)
+
+
+def test_a_run_without_the_fastest_round_is_refused(tmp_path, capsys):
+    path = _run(tmp_path / "old.json")
+    data = json.loads(path.read_text())
+    for b in data["benchmarks"]:
+        del b["stats"]["min"]
+    path.write_text(json.dumps(data))
+    assert main(["bench", "compare", str(path), str(path)]) == 2
+    assert "old.json: not a pytest-benchmark JSON file" in capsys.readouterr().err
 
 
 def test_faster_is_reported_but_does_not_fail(tmp_path, capsys):

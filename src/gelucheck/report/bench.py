@@ -4,7 +4,10 @@ spread measured in both runs.
 
 Why not the medians themselves: on a shared machine an unchanged run moved a median by 22%
 (docs/design.md, Benchmarks). Load that slows a whole run slows the copy beside it too, so
-the ratio moves far less; what remains is judged against two measured spreads, whichever is
+the ratio moves far less. The ratio is of the fastest rounds: noise only adds time, and a
+median can land in either mode of a bimodal timing - a copy baseline whose median was 7.1 µs
+in one run and 3.8 µs in the next (fastest 3.7 and 3.6) made an unchanged float32 group
+"85% slower". What remains is judged against two measured spreads, whichever is
 wider: within the runs, K times the relative IQRs of the benchmark and its baseline in both
 runs combined in quadrature; between the runs, SPREAD_MADS times the spread of all the
 benchmarks' changes (1.4826 x their median absolute deviation, in log space - a change shared
@@ -29,18 +32,28 @@ SMALL_FLOOR = 0.25
 
 
 @dataclass(frozen=True)
-class Timing:
+class Rounds:
+    """What is used of one benchmark's rounds: the fastest, and the spread about the median."""
+    fastest: float
     median: float
     iqr: float
-    baseline_median: float  # the copy baseline of the same group and run
-    baseline_iqr: float
+
+    @classmethod
+    def of(cls, stats: dict) -> Rounds:
+        return cls(stats["min"], stats["median"], stats["iqr"])
+
+
+@dataclass(frozen=True)
+class Timing:
+    own: Rounds
+    baseline: Rounds  # the copy baseline of the same group and run
 
     @property
     def ratio(self) -> float:
-        return self.median / self.baseline_median
+        return self.own.fastest / self.baseline.fastest
 
     def spreads(self) -> list[float]:
-        return [self.iqr / self.median, self.baseline_iqr / self.baseline_median]
+        return [r.iqr / r.median for r in (self.own, self.baseline)]
 
 
 @dataclass(frozen=True)
@@ -84,7 +97,10 @@ def load(path: str | Path) -> dict[str, Timing]:
         base = stats.get(_baseline_name(name) or "")
         if base is None:
             continue
-        out[name] = Timing(s["median"], s["iqr"], base["median"], base["iqr"])
+        try:
+            out[name] = Timing(Rounds.of(s), Rounds.of(base))
+        except (KeyError, TypeError) as exc:
+            raise UsageError(f"{path}: not a pytest-benchmark JSON file ({exc})") from None
     return out
 
 
