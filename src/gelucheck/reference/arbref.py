@@ -5,7 +5,7 @@ the correctly rounded result (docs/design.md, References).
 """
 from __future__ import annotations
 
-from ..formats import Format
+from ..formats import FLOAT64, Format
 from ..functions import Function, get_function
 from .mpformulas import TANH_CUBIC
 from .rounding import round_exact
@@ -103,6 +103,35 @@ def certify(function: str | Function, x: float, fmt: Format) -> int | None:
                     return lo if lo & magnitude_mask else zero_sign
                 if not (lo & magnitude_mask or hi & magnitude_mask):
                     return zero_sign
+        finally:
+            flint.ctx.prec = old
+        prec *= 2
+    return None
+
+
+def rounded(function: str | Function, x: float, fmt: Format) -> tuple[int, int, int] | None:
+    """(encoding in fmt, float64 encoding, side) of function(x), proven: both ends of Arb's
+    ball round alike in fmt and in float64, and the ball lies wholly on one side of the fmt
+    result (side +1 above it, -1 below). None where the ball did not narrow that far by
+    MAX_PRECISION bits, or straddles zero. About 10 us an input, against mpmath's ~110."""
+    import flint
+
+    function = get_function(function)
+    prec = 128
+    while prec <= MAX_PRECISION:
+        old = flint.ctx.prec
+        flint.ctx.prec = prec
+        try:
+            ball = _ball(function, x)
+            if ball.is_finite() and not ball.contains(0):
+                lo, hi = ball.lower(), ball.upper()
+                bits = {_end_bits(lo, fmt), _end_bits(hi, fmt)}
+                bits64 = {_end_bits(lo, FLOAT64), _end_bits(hi, FLOAT64)}
+                if len(bits) == len(bits64) == 1:
+                    (b,), (b64,) = bits, bits64
+                    value = flint.arb(float(fmt.from_bits(b)))  # exact: a dyadic rational
+                    if ball > value or ball < value:
+                        return b, b64, 1 if ball > value else -1
         finally:
             flint.ctx.prec = old
         prec *= 2

@@ -1,5 +1,5 @@
 """A reference fit for all 2^32 float32 inputs: float64 formulas whose error bound is
-established against mpmath, with mpmath itself for the few inputs whose float64 value lies
+established against mpmath, with Arb (or mpmath) for the few inputs whose float64 value lies
 too close to a float32 rounding boundary for that bound (docs/design.md, The sweep).
 
 x splits into four parts, contiguous in a monotone chunk of encodings:
@@ -11,7 +11,8 @@ x splits into four parts, contiguous in a monotone chunk of encodings:
   is subnormal and odd) and of a power of two.
 - x >= 9: 1 or x; the neglected Q(9) < 2^-62 is below, never above.
 - the middle: float64 SciPy ``ndtr`` (GELU: x·ndtr(x)), x/(1 + exp(-2u)) for the tanh form,
-  checked against float32's rounding midpoints and powers of two, mpmath where too close.
+  checked against float32's rounding midpoints and powers of two, Arb or mpmath where too
+  close.
 The derivatives (GELU′, the tanh form′, φ) follow the same plan in ``_fill_smooth``, with the
 bound relative to the size of their terms, which cancel at x*.
 
@@ -22,6 +23,7 @@ erfc's argument rounding dominates) and 2^-45.3 for the tanh form; 2^-40 leaves 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from functools import cache
 
 import mpmath
@@ -42,6 +44,7 @@ from ..functions import (
     Function,
     get_function,
 )
+from ..reference import arbref
 from ..reference.mpref import correctly_rounded, minimum
 
 RELATIVE_BOUND = 2.0**-40
@@ -177,22 +180,103 @@ def _right_value(function: Function, x: np.ndarray) -> np.ndarray | float:
     return 1.0 if function.family in (CDF, DERIVATIVE) else x
 
 
-def exact_part(function: str | Function, x: np.ndarray) -> np.ndarray | None:
-    """For a monotone run of float32 inputs lying wholly in the far left or the right part,
-    the float32 values that the reference takes there (a signed zero, 1, or x: exact in
-    float32, the neglected rest below the bound); None elsewhere. An implementation that
-    returns exactly these scores 0 ulps on every input, with no float64 pass at all
-    (docs/design.md, The sweep)."""
+@dataclass(frozen=True)
+class Known:
+    """A monotone run of inputs on which the correctly rounded float32 results, and the errors
+    they make, follow in closed form (docs/design.md, The sweep). An implementation that
+    returns exactly ``expected`` is scored without any float64 pass: at each input the exact
+    value is expected + r with r = offset + slope·x^power (one of the two terms is zero), and
+    the error |r| / unit ulps - twice that at the index ``doubled``, where the exact value lies
+    just inside the binade below a power of two."""
+
+    expected: np.ndarray  # float32
+    offset: float = 0.0
+    slope: float = 0.0
+    power: int = 0
+    unit: float = 1.0
+    doubled: int | None = None
+
+    def residual(self, x: np.ndarray, i: int) -> float:
+        """r at the input x[i]: the exact value minus the expected result."""
+        return self.offset + self.slope * float(x[i]) ** self.power
+
+    def error(self, x: np.ndarray, i: int) -> float:
+        """The error of expected[i], in ulps of the exact value."""
+        return abs(self.residual(x, i)) / self.unit * (2 if i == self.doubled else 1)
+
+    def error_sum(self, x: np.ndarray) -> float:
+        """The sum of the errors over the run, whose |x| are a0, a0 + step, ... (a binade's
+        equal spacing, or r = 0): sums of an arithmetic progression's powers, in closed form."""
+        n, a0 = len(x), abs(float(x[0]))
+        step = (abs(float(x[-1])) - a0) / (n - 1) if n > 1 else 0.0
+        pairs = n * (n - 1)  # Σi = pairs/2, Σi² = pairs·(2n - 1)/6
+        powers = [n, n * a0 + step * pairs / 2,
+                  n * a0 * a0 + a0 * step * pairs + step * step * pairs * (2 * n - 1) / 6]
+        total = abs(self.offset) * n + abs(self.slope) * powers[self.power]
+        if self.doubled is not None:
+            total += abs(self.residual(x, self.doubled))
+        return total / self.unit
+
+
+# Far left and right: the reference is a zero, 1 or x itself (r = 0). |x| < 2^-30: the first
+# Taylor term beyond the correctly rounded result, whose neglected rest is below 2^-60 of it:
+# GELU (both forms) x/2 + φ(0)·x², Φ 1/2 + φ(0)·x, GELU′ (both forms) 1/2 + √(2/π)·x, φ the
+# constant φ(0). x/2 is exact from 2^-124 up (and no float32 there lies below 2^-126).
+TINY_FLOOR = 2.0**-124
+_TINY_SLOPE = {GELU: (PHI0, 2), GELU_TANH: (PHI0, 2), PHI: (PHI0, 1), GELU_GRAD: (K, 1),
+               GELU_TANH_GRAD: (K, 1)}
+
+
+@cache
+def _pdf_offset() -> float:
+    """φ(0) minus its float32, beyond float64's rounding of φ(0)."""
+    with mpmath.workdps(40):
+        return float(1 / mpmath.sqrt(2 * mpmath.pi) - mpmath.mpf(float(np.float32(PHI0))))
+
+
+def _tiny_part(function: Function, x: np.ndarray) -> Known:
+    """|x| in [2^-124, 2^-30) within one binade."""
+    n, negative = len(x), bool(np.signbit(x[0]))
+    if function.family == PDF:
+        result = np.float32(PHI0)
+        return Known(np.full(n, result), offset=_pdf_offset(),
+                     unit=float(FLOAT32.ulp_of(np.float64(PHI0))))
+    slope, power = _TINY_SLOPE[function]
+    if power == 1:  # Φ and GELU′: 1/2 + r, below 1/2 (binade [1/4, 1/2)) for x < 0
+        return Known(np.full(n, np.float32(0.5)), slope=slope, power=1,
+                     unit=2.0**-25 if negative else 2.0**-24)
+    # GELU: x/2 + r, r > 0; for x < 0 the exact value lies below |x/2|, which at a power of
+    # two puts it in the binade below
+    half = x * np.float32(0.5)
+    unit = float(FLOAT32.ulp_of(np.float64(half[0])))
+    first = abs(float(x[0]))
+    doubled = 0 if negative and math.frexp(first)[0] == 0.5 else None
+    return Known(half, slope=slope, power=2, unit=unit, doubled=doubled)
+
+
+def is_known(function: Function, first: float, last: float) -> bool:
+    """Whether a monotone run of float32 inputs from ``first`` to ``last`` (increasing
+    encodings) lies wholly in the far left, in the right part, or at |x| in [2^-124, 2^-30)
+    within one binade: where known_part gives the results and errors in closed form."""
+    lo, hi = sorted((first, last))
+    if hi <= FAR_LEFT[function] or lo > _right(function):
+        return True
+    a, b = abs(first), abs(last)
+    return ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < TINY
+            and math.frexp(a)[1] == math.frexp(b)[1])
+
+
+def known_part(function: str | Function, x: np.ndarray) -> Known | None:
+    """The results and errors in closed form on a run that is_known; None elsewhere."""
     function = get_function(function)
-    if len(x) == 0:
+    if len(x) == 0 or not is_known(function, float(x[0]), float(x[-1])):
         return None
-    lo, hi = sorted((float(x[0]), float(x[-1])))
-    if hi <= FAR_LEFT[function]:
-        return np.full(len(x), _far_value(function), np.float32)
-    if lo > _right(function):
+    if max(float(x[0]), float(x[-1])) <= FAR_LEFT[function]:
+        return Known(np.full(len(x), _far_value(function), np.float32))
+    if min(float(x[0]), float(x[-1])) > _right(function):
         value = _right_value(function, x)
-        return x if value is x else np.full(len(x), value, np.float32)
-    return None
+        return Known(x if value is x else np.full(len(x), value, np.float32))
+    return _tiny_part(function, x)
 
 
 def _near_boundary(v: np.ndarray, bound: np.ndarray, above_one: np.ndarray | bool = False
@@ -218,7 +302,7 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
     1/2 + √(2/π)·x (GELU′, both forms) or φ(0); GELU′ is 1 from above past x = 9 and φ is 0
     past 20. Between, the float64 formulas above err by at most RELATIVE_BOUND times the size
     of their terms - not of the value: GELU′'s terms cancel at x*, so there the bound is
-    wide and the inputs whose rounding it leaves open go to mpmath."""
+    wide and the inputs whose rounding it leaves open are resolved."""
     a, b, c, d = (int(i) for i in np.searchsorted(
         x64, [FAR_LEFT[function], -TINY, TINY, _right(function)], "right"))
     far, tiny, flat = slice(0, a), slice(b, c), slice(d, len(x64))
@@ -307,7 +391,8 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
 def reference(function: str | Function, x: np.ndarray,
               monotone: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """(v, unit, slow): float64 values of the function at float32 inputs, float32's ulp of
-    the exact values, and how many inputs needed mpmath because the fast value was uncertain.
+    the exact values, and how many inputs were resolved (Arb or mpmath) because the fast
+    value was uncertain.
     Fastest for a monotone x (a run of encodings of one sign: say so with ``monotone``, which
     skips the check); any order is accepted."""
     function = get_function(function)
@@ -323,10 +408,10 @@ def reference(function: str | Function, x: np.ndarray,
     unit = np.empty_like(x64)
     slow = _fill(function, x64, v, unit)
     for i in slow:
-        r = correctly_rounded(function, float(x64[i]), FLOAT32)
-        v[i] = float(FLOAT64.from_bits(r.float64_bits))
-        rounded = float(FLOAT32.from_bits(r.bits))
-        unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if _below_power(rounded, r.residual)
+        bits, bits64, side = resolve(function, float(x64[i]))
+        v[i] = float(FLOAT64.from_bits(bits64))
+        rounded = float(FLOAT32.from_bits(bits))
+        unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if _below_power(rounded, side)
                                                          else 1.0)
         if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
             v[i] = math.nextafter(v[i], rounded)
@@ -339,7 +424,24 @@ def reference(function: str | Function, x: np.ndarray,
     return v, unit, len(slow)
 
 
-def _below_power(rounded: float, residual: float) -> bool:
+@cache
+def _arb_installed() -> bool:
+    return arbref.available()
+
+
+def resolve(function: Function, x: float) -> tuple[int, int, float]:
+    """(float32 encoding, float64 encoding, side of the exact value: its sign against the
+    float32) where the float64 formula is too close to call: Arb's proven ball where
+    python-flint is installed (10x faster), else mpmath's Ziv loop - the same answer."""
+    if _arb_installed():
+        proven = arbref.rounded(function, x, FLOAT32)
+        if proven is not None:
+            return proven
+    r = correctly_rounded(function, x, FLOAT32)
+    return r.bits, r.float64_bits, r.residual
+
+
+def _below_power(rounded: float, side: float) -> bool:
     """The exact value lies just inside the binade below the power of two it rounded to."""
     return (abs(math.frexp(rounded)[0]) == 0.5 and abs(rounded) > FLOAT32.smallest_normal
-            and math.copysign(1.0, residual) * math.copysign(1.0, rounded) < 0)
+            and math.copysign(1.0, side) * math.copysign(1.0, rounded) < 0)
