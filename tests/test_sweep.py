@@ -566,3 +566,33 @@ def test_the_reference_without_arb_is_the_same(monkeypatch):
     assert with_arb[2] == without[2] > 0
     for a, b in zip(with_arb[:2], without[:2]):
         assert np.array_equal(a.view(np.int64), b.view(np.int64))
+
+
+def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
+    """Two implementations returning the same floats (an alias) get the figures of the first,
+    without a second comparison; each equals its outputs measured alone."""
+    counted = []
+    score = chunk.Rounded.score
+    monkeypatch.setattr(chunk.Rounded, "score", lambda self, y: counted.append(1) or score(self, y))
+    start = 0xBF900000
+    bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
+    x = bits.view(np.float32)
+    v, unit, _ = fastref.reference("gelu", x, monotone=True)
+    y = v.astype(np.float32)
+    y[::50] = np.nextafter(y[::50], np.float32(np.inf))
+    other = y.copy()
+    other[77] = np.nextafter(other[77], np.float32(-np.inf))
+    impls = [_Returns("gelu", y), _Returns("gelu", y.copy()), _Returns("gelu", other)]
+    for i, impl in enumerate(impls):
+        impl.id = f"test:{i}"
+    block = chunk._evaluate_block(impls, fastref.get_function("gelu"), start, start + chunk.BLOCK)
+    assert len(counted) == 2
+    for impl, outputs in zip(impls, (y, y, other)):
+        got = dict(block["implementations"][f"{impl.id}/gelu"])
+        want = chunk._dense(outputs, v, unit, bits, chunk._slices(x))
+        for k in ("computed", "exact", "eval_s", "check_s"):
+            got.pop(k)
+        for a, b in [(got, want)] + [(got["regions"][r], want["regions"][r])
+                                     for r in want["regions"]]:
+            assert a.pop("sum_ulp") == pytest.approx(b.pop("sum_ulp"), rel=1e-12)
+        assert got == want

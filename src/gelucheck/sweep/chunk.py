@@ -2,6 +2,7 @@
 against it, reduced to mergeable statistics (sums, maxima, a histogram) per region."""
 from __future__ import annotations
 
+import copy
 import functools
 import time
 
@@ -102,6 +103,8 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     if known is None:
         reference_values()
     shared = None  # what the correctly rounded results score, computed once per block
+    scored = []  # (outputs, statistics) of this block so far: aliases (F.gelu and nn.GELU,
+    # eager and compiled) often return the very same floats, whose figures are the same
     for impl in impls:
         key = f"{impl.id}/{impl.function.name}"
         clock = time.perf_counter()
@@ -113,6 +116,9 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
         evaluated = checking = time.perf_counter()
         if known is not None and np.array_equal(y, known.expected):  # ±0 alike; NaN never
             stats = _known(known, x, bits, regions[0][0])
+        elif same := next((seen_stats for seen, seen_stats in scored
+                           if np.array_equal(y, seen)), None):  # |y - exact| alike (±0 too)
+            stats = copy.deepcopy(same)
         else:
             v, unit = reference_values()
             checking = time.perf_counter()  # the reference's time is its own, not the check's
@@ -122,6 +128,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
                 shared = shared or Rounded(v, unit, bits, regions)
                 stats = shared.score(y)
             stats["exact"] = float(v[stats["worst_bits"] - start])
+            scored.append((y, copy.deepcopy(stats)))
         stats.update({"computed": float(y[stats["worst_bits"] - start]),
                       "eval_s": evaluated - clock, "check_s": time.perf_counter() - checking})
         out["implementations"][key] = stats
