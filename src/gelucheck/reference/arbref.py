@@ -5,12 +5,28 @@ the correctly rounded result (docs/design.md, References).
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from ..formats import FLOAT64, Format
 from ..functions import Function, get_function
 from .mpformulas import TANH_CUBIC
 from .rounding import round_exact
 
 MAX_PRECISION = 4096
+PRECISIONS = [128 << k for k in range((MAX_PRECISION // 128).bit_length())]  # 128 ... MAX
+
+
+@contextmanager
+def _precision(bits: int):
+    """Arb's working precision, restored after: the ball's ends are read at it too."""
+    import flint
+
+    old = flint.ctx.prec
+    flint.ctx.prec = bits
+    try:
+        yield
+    finally:
+        flint.ctx.prec = old
 
 
 def available() -> bool:
@@ -84,18 +100,13 @@ def _end_bits(end, fmt: Format) -> int:
 def certify(function: str | Function, x: float, fmt: Format) -> int | None:
     """The proven correctly rounded encoding of function(x) in fmt, or None if Arb could not
     narrow its ball enough by MAX_PRECISION bits."""
-    import flint
-
     function = get_function(function)
     magnitude_mask = fmt.sign_bit - 1
     # The sign of a zero result is known mathematically: Φ > 0; GELU and its tanh form have
     # the sign of x. A ball straddling 0 only says |value| is below half the subnormal quantum.
     zero_sign = fmt.sign_bit if function.zero_is_negative(x) else 0
-    prec = 128
-    while prec <= MAX_PRECISION:
-        old = flint.ctx.prec
-        flint.ctx.prec = prec
-        try:
+    for prec in PRECISIONS:
+        with _precision(prec):
             ball = _ball(function, x)
             if ball.is_finite():
                 lo, hi = _end_bits(ball.lower(), fmt), _end_bits(ball.upper(), fmt)
@@ -103,9 +114,6 @@ def certify(function: str | Function, x: float, fmt: Format) -> int | None:
                     return lo if lo & magnitude_mask else zero_sign
                 if not (lo & magnitude_mask or hi & magnitude_mask):
                     return zero_sign
-        finally:
-            flint.ctx.prec = old
-        prec *= 2
     return None
 
 
@@ -117,11 +125,8 @@ def rounded(function: str | Function, x: float, fmt: Format) -> tuple[int, int, 
     import flint
 
     function = get_function(function)
-    prec = 128
-    while prec <= MAX_PRECISION:
-        old = flint.ctx.prec
-        flint.ctx.prec = prec
-        try:
+    for prec in PRECISIONS:
+        with _precision(prec):
             ball = _ball(function, x)
             if ball.is_finite() and not ball.contains(0):
                 lo, hi = ball.lower(), ball.upper()
@@ -132,7 +137,4 @@ def rounded(function: str | Function, x: float, fmt: Format) -> tuple[int, int, 
                     value = flint.arb(float(fmt.from_bits(b)))  # exact: a dyadic rational
                     if ball > value or ball < value:
                         return b, b64, 1 if ball > value else -1
-        finally:
-            flint.ctx.prec = old
-        prec *= 2
     return None
