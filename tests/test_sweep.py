@@ -596,3 +596,29 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
                                      for r in want["regions"]]:
             assert a.pop("sum_ulp") == pytest.approx(b.pop("sum_ulp"), rel=1e-12)
         assert got == want
+
+
+def test_a_known_span_scores_as_its_blocks_do():
+    """evaluate() takes a run known in closed form as one span of 2^18; the figures are those
+    of its four blocks of 2^16 merged (SciPy's x*ndtr, near 2^-40 and in the far left)."""
+    from gelucheck.functions import get_function
+
+    impls, f = find("scipy:x*ndtr", "gelu"), get_function("gelu")
+    timing = ("eval_s", "check_s")
+    for start in (0x2B800000, 0xC1B00000):
+        whole = chunk.evaluate(impls, f, start, start + chunk.KNOWN_SPAN)
+        parts = merge_all([chunk._evaluate_block(impls, f, a, a + chunk.BLOCK)
+                           for a in range(start, start + chunk.KNOWN_SPAN, chunk.BLOCK)])
+        for merged in (whole, parts):
+            merged.pop("reference_s")
+            for stats in merged["implementations"].values():
+                for k in timing:
+                    stats.pop(k)
+        (a,), (b,) = whole["implementations"].values(), parts["implementations"].values()
+        assert a.pop("sum_ulp") == pytest.approx(b.pop("sum_ulp"), rel=1e-12)
+        for r in a["regions"]:
+            assert a["regions"][r].pop("sum_ulp") == pytest.approx(
+                b["regions"][r].pop("sum_ulp"), rel=1e-12)
+        assert whole == parts
+    with pytest.raises(ValueError, match="at most"):
+        chunk._evaluate_block(impls, f, 0, chunk.KNOWN_SPAN + 1)

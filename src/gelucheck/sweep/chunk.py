@@ -79,6 +79,8 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
 
 
 def _evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int) -> dict:
+    if stop - start > KNOWN_SPAN:
+        raise ValueError(f"a block holds at most {KNOWN_SPAN} encodings, not {stop - start}")
     clock = time.perf_counter()
     bits = _OFFSETS[:stop - start] + np.uint32(start)  # not np.arange: 3x slower
     x = bits.view(np.float32)
@@ -141,7 +143,7 @@ def _known(known: Known, x: np.ndarray, bits: np.ndarray, region: str) -> dict:
     last input), at the doubled one, or - where the error is constant - at the first."""
     n = len(x)
     last = n - 1 if known.power else 0
-    candidates = sorted({last, last if known.doubled is None else known.doubled})
+    candidates = sorted({last} if known.doubled is None else {last, known.doubled})
     worst = max(candidates, key=lambda i: known.error(x, i))  # the lower on a tie, as argmax
     stats = {"n": n, "max_ulp": known.error(x, worst), "worst_bits": int(bits[worst]),
              "sum_ulp": known.error_sum(x), "n_finite": n, "not_correctly_rounded": 0}
