@@ -406,11 +406,19 @@ def test_profile_prints_where_the_time_went(capsys):
 # (x > 9; φ's from 20): just past -20 and 20, and the largest binade.
 EXACT_PART_BLOCKS = {"far": 0xC1A00000 + 0x40000, "right": 0x41A00000 + 0x40000,
                      "huge": 0x7F000000}
-# Blocks at |x| < 2^-30, where the results and errors follow Taylor's first term: x near 2^-40,
+# Blocks near zero, where the results and errors follow Taylor's first term: x near 2^-40,
 # x from -2^-40 (GELU's exact value lies below the power of two x/2 there: half the unit),
-# x near -2^-100 and 2^-120 (float64 loses GELU's x² term against x/2)
+# x near -2^-100 and 2^-120 (float64 loses GELU's x² term against x/2), and the last binade
+# below 2^-26 (the reference is float64 SciPy there), from its power of two on both sides
 TINY_BLOCKS = {"tiny": 0x2B810000, "tiny-power": 0xAB800000, "tiny-deep": 0x8D030000,
-               "tiny-deepest": 0x04000000}
+               "tiny-deepest": 0x04000000, "tiny-top": 0x327F0000, "tiny-top-power": 0xB2000000,
+               "tiny-top-positive-power": 0x32000000}
+
+
+def _known_tiny_edge(function):
+    from gelucheck.functions import get_function
+
+    return int(np.float32(fastref.KNOWN_TINY[get_function(function)]).view(np.uint32))
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
@@ -441,12 +449,16 @@ def _mp_errors(function, x, y):
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
-@pytest.mark.parametrize("where", sorted(TINY_BLOCKS))
+@pytest.mark.parametrize("where", sorted(TINY_BLOCKS) + ["below-edge", "below-edge-power"])
 def test_tiny_closed_form_is_mpmath_s(function, where):
     """Near zero the expected results are the correctly rounded ones and the closed-form
     figures - sum, largest error and where, largest absolute error - are mpmath's, on a run
-    of 512 inputs from the block's start (a binade's first float for "tiny-power")."""
-    start = TINY_BLOCKS[where]
+    of 512 inputs from the block's start (a binade's first float for "power"); "below-edge":
+    the last 512 floats below the function's KNOWN_TINY, "-power" the first of that binade,
+    negative."""
+    edge = _known_tiny_edge(function)
+    start = {**TINY_BLOCKS, "below-edge": edge - 512,
+             "below-edge-power": (edge - 0x800000) | 0x80000000}[where]
     bits = np.arange(start, start + 512, dtype=np.uint32)
     x = bits.view(np.float32)
     known = fastref.known_part(function, x)
@@ -472,8 +484,9 @@ def test_no_known_part_where_the_reference_is_computed(function):
     start = int(np.float32(edge).view(np.uint32)) - chunk.BLOCK // 2
     x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
     assert fastref.known_part(function, x) is None
+    edge = _known_tiny_edge(function)
     for start in (0x3F800000,  # x near 1: computed everywhere
-                  0x30800000 - 8,  # across 2^-30
+                  edge - 8, edge, edge | 0x80000000,  # across and past KNOWN_TINY
                   0x2B800000 - 8,  # across a binade near zero
                   0x00000000, 0x01000000 - 8):  # subnormals and the lowest binades
         x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)

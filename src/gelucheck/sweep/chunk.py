@@ -86,7 +86,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     x = bits.view(np.float32)
     regions = _slices(x)
     # where the results and their errors follow in closed form (the far left, the saturated
-    # right, |x| < 2^-30), an implementation that returns the correctly rounded results needs
+    # right, |x| < 2^-25), an implementation that returns the correctly rounded results needs
     # no float64 pass: the reference is computed only for the others
     known = known_part(function, x) if len(regions) == 1 else None
     out = {"function": function.name, "start": start, "stop": stop, "n_slow_reference": 0,
@@ -139,19 +139,21 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
 
 def _known(known: Known, x: np.ndarray, bits: np.ndarray, region: str) -> dict:
     """What _dense gives, in closed form, for outputs that equal ``known.expected`` on a run
-    of inputs in one region: no error is above 1/2. The largest lies at the largest |x| (the
-    last input), at the doubled one, or - where the error is constant - at the first."""
+    of inputs in one region: no error is above 1/2. |r| is monotone in |x|, so the largest
+    error lies at an end of the run or at the doubled input (the lower on a tie, as argmax)."""
     n = len(x)
-    last = n - 1 if known.power else 0
-    candidates = sorted({last} if known.doubled is None else {last, known.doubled})
-    worst = max(candidates, key=lambda i: known.error(x, i))  # the lower on a tie, as argmax
+    ends = sorted({0, n - 1})
+    candidates = sorted(set(ends) if known.doubled is None else {*ends, known.doubled})
+    worst = max(candidates, key=lambda i: known.error(x, i))
+    largest = max(ends, key=lambda i: abs(known.residual(x, i)))
     stats = {"n": n, "max_ulp": known.error(x, worst), "worst_bits": int(bits[worst]),
              "sum_ulp": known.error_sum(x), "n_finite": n, "not_correctly_rounded": 0}
     counts = [0] * BINS
     counts[0] = n
     result = dict(stats)
-    result.update({"max_abs": abs(known.residual(x, last)), "max_abs_bits": int(bits[last]),
-                   "histogram": counts, "regions": {region: stats},
+    result.update({"max_abs": abs(known.residual(x, largest)),
+                   "max_abs_bits": int(bits[largest]), "histogram": counts,
+                   "regions": {region: stats},
                    "exact": float(known.expected[worst]) + known.residual(x, worst)})
     return result
 

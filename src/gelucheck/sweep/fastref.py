@@ -185,9 +185,9 @@ class Known:
     """A monotone run of inputs on which the correctly rounded float32 results, and the errors
     they make, follow in closed form (docs/design.md, The sweep). An implementation that
     returns exactly ``expected`` is scored without any float64 pass: at each input the exact
-    value is expected + r with r = offset + slope·x^power (one of the two terms is zero), and
-    the error |r| / unit ulps - twice that at the index ``doubled``, where the exact value lies
-    just inside the binade below a power of two."""
+    value is expected + r, r = offset + slope·x^power, of one sign over the run and monotone
+    in |x|; the error is |r| / unit ulps - twice that at the index ``doubled``, where the
+    exact value lies just inside the binade below a power of two."""
 
     expected: np.ndarray  # float32
     offset: float = 0.0
@@ -206,25 +206,34 @@ class Known:
 
     def error_sum(self, x: np.ndarray) -> float:
         """The sum of the errors over the run, whose |x| are a0, a0 + step, ... (a binade's
-        equal spacing, or r = 0): sums of an arithmetic progression's powers, in closed form."""
+        equal spacing, or r = 0): sums of an arithmetic progression's powers, in closed form.
+        r keeps its sign, so Σ|r| = |Σr|."""
         n, a0 = len(x), abs(float(x[0]))
         step = (abs(float(x[-1])) - a0) / (n - 1) if n > 1 else 0.0
         pairs = n * (n - 1)  # Σi = pairs/2, Σi² = pairs·(2n - 1)/6
         powers = [n, n * a0 + step * pairs / 2,
                   n * a0 * a0 + a0 * step * pairs + step * step * pairs * (2 * n - 1) / 6]
-        total = abs(self.offset) * n + abs(self.slope) * powers[self.power]
+        sign = -1.0 if np.signbit(x[0]) else 1.0  # Σx^p = sign^p · Σ|x|^p: one sign
+        total = abs(self.offset * n + self.slope * sign**self.power * powers[self.power])
         if self.doubled is not None:
             total += abs(self.residual(x, self.doubled))
         return total / self.unit
 
 
-# Far left and right: the reference is a zero, 1 or x itself (r = 0). |x| < 2^-30: the first
-# Taylor term beyond the correctly rounded result, whose neglected rest is below 2^-60 of it:
-# GELU (both forms) x/2 + φ(0)·x², Φ 1/2 + φ(0)·x, GELU′ (both forms) 1/2 + √(2/π)·x, φ the
-# constant φ(0). x/2 is exact from 2^-124 up (and no float32 there lies below 2^-126).
+# Far left and right: the reference is a zero, 1 or x itself (r = 0). Near zero: the first
+# Taylor term beyond the correctly rounded result, whose neglected rest is below 2^-48 of it:
+# GELU (both forms) x/2 + φ(0)·x², Φ 1/2 + φ(0)·x, GELU′ (both forms) 1/2 + √(2/π)·x, φ
+# φ(0)·(1 - x²/2). x/2 is exact from 2^-124 up (and no float32 there lies below 2^-126).
 TINY_FLOOR = 2.0**-124
 _TINY_SLOPE = {GELU: (PHI0, 2), GELU_TANH: (PHI0, 2), PHI: (PHI0, 1), GELU_GRAD: (K, 1),
-               GELU_TANH_GRAD: (K, 1)}
+               GELU_TANH_GRAD: (K, 1), PHI_GRAD: (-PHI0 / 2, 2)}
+# Up to where that result is the correctly rounded one, r below half its ulp (a quarter at a
+# power of two, where the exact value lies in the binade below): GELU φ(0)x²/|x/2| < 2^-24
+# for |x| < 2^-23.7, and at x/2 = -2^k, φ(0)x² < 2^(k-25) for |x| <= 2^-25; Φ φ(0)|x| < 2^-26
+# (x < 0, below 1/2) for |x| < 2^-24.7; GELU′ √(2/π)|x| < 2^-26 for |x| < 2^-25.7; φ
+# φ(0)x²/2 < 2^-26 - |φ(0) - float32(φ(0))| = 3.5e-9 for |x| < 2^-12.9.
+KNOWN_TINY = {GELU: 2.0**-25, GELU_TANH: 2.0**-25, PHI: 2.0**-25, GELU_GRAD: 2.0**-26,
+              GELU_TANH_GRAD: 2.0**-26, PHI_GRAD: 2.0**-26}
 
 
 @cache
@@ -235,13 +244,13 @@ def _pdf_offset() -> float:
 
 
 def _tiny_part(function: Function, x: np.ndarray) -> Known:
-    """|x| in [2^-124, 2^-30) within one binade."""
+    """|x| in [2^-124, KNOWN_TINY) within one binade."""
     n, negative = len(x), bool(np.signbit(x[0]))
+    slope, power = _TINY_SLOPE[function]
     if function.family == PDF:
         result = np.float32(PHI0)
-        return Known(np.full(n, result), offset=_pdf_offset(),
+        return Known(np.full(n, result), offset=_pdf_offset(), slope=slope, power=power,
                      unit=float(FLOAT32.ulp_of(np.float64(PHI0))))
-    slope, power = _TINY_SLOPE[function]
     if power == 1:  # Φ and GELU′: 1/2 + r, below 1/2 (binade [1/4, 1/2)) for x < 0
         return Known(np.full(n, np.float32(0.5)), slope=slope, power=1,
                      unit=2.0**-25 if negative else 2.0**-24)
@@ -256,13 +265,14 @@ def _tiny_part(function: Function, x: np.ndarray) -> Known:
 
 def is_known(function: Function, first: float, last: float) -> bool:
     """Whether a monotone run of float32 inputs from ``first`` to ``last`` (increasing
-    encodings) lies wholly in the far left, in the right part, or at |x| in [2^-124, 2^-30)
-    within one binade: where known_part gives the results and errors in closed form."""
+    encodings) lies wholly in the far left, in the right part, or at |x| in
+    [2^-124, KNOWN_TINY) within one binade: where known_part gives the results and errors
+    in closed form."""
     lo, hi = sorted((first, last))
     if hi <= FAR_LEFT[function] or lo > _right(function):
         return True
     a, b = abs(first), abs(last)
-    return ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < TINY
+    return ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < KNOWN_TINY[function]
             and math.frexp(a)[1] == math.frexp(b)[1])
 
 
