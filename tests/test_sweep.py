@@ -635,3 +635,31 @@ def test_a_known_span_scores_as_its_blocks_do():
         assert whole == parts
     with pytest.raises(ValueError, match="at most"):
         chunk._evaluate_block(impls, f, 0, chunk.KNOWN_SPAN + 1)
+
+
+@pytest.mark.parametrize("side_known", [False, True])
+def test_uncertain_is_its_definition_at_every_edge(side_known):
+    """fastref._uncertain tests its ranges by one comparison modulo their width; on encodings
+    at and beside every edge of the ranges (both signs, random exponents) it flags exactly
+    what the two-sided definition does: the 29 bits below float32's last place within SLACK
+    of a midpoint, or (unless the side is known) a fraction within SLACK of a power of two."""
+    slack, width, mask = fastref.SLACK, fastref.DROPPED, fastref.FRACTION_MASK
+    half = 1 << (width - 1)
+    rng = np.random.default_rng(7)
+    offsets = [0, slack - 1, slack, slack + 1, mask - slack - 2, mask - slack - 1, mask - slack,
+               mask]
+    for high in rng.integers(0, 1 << (52 - width), 40).tolist():
+        for low in (half - slack - 1, half - slack, half - slack + 1, half, half + slack - 1,
+                    half + slack, half + slack + 1, 0, (1 << width) - 1):
+            offsets.append((high << width) | low)
+    exponents = rng.integers(897, 2046, 300).astype(np.int64) << 52  # normal float32 range
+    bits = (exponents[:, None] | np.array(offsets, dtype=np.int64)[None, :]).reshape(-1)
+    bits = np.concatenate([bits, bits | np.int64(-(2**63))])
+    v = bits.view(np.float64)
+    dropped, fraction = bits & ((1 << width) - 1), bits & mask
+    want = (dropped >= half - slack) & (dropped <= half + slack)
+    if not side_known:
+        want |= (fraction <= slack) | (fraction >= mask - slack)
+    got = fastref._uncertain(v, side_known)
+    assert np.array_equal(got, want)
+    assert 0 < want.sum() < len(want)

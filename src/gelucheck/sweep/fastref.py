@@ -79,8 +79,15 @@ def _tanh_form(x: np.ndarray) -> np.ndarray:
         return x / (1.0 + np.exp(-2.0 * K * (x + CUBIC * x * x * x)))
 
 
-# The float64 formula of each function between the far left and saturation.
-MIDDLE = {PHI: special.ndtr, GELU: lambda x: x * special.ndtr(x), GELU_TANH: _tanh_form}
+def _gelu(x: np.ndarray, out: np.ndarray) -> None:
+    special.ndtr(x, out=out)
+    out *= x
+
+
+# The float64 formula of each function between the far left and saturation, written into
+# ``out`` (a part of v: no temporary to allocate and copy, 1 ns an input here).
+MIDDLE = {PHI: lambda x, out: special.ndtr(x, out=out), GELU: _gelu,
+          GELU_TANH: lambda x, out: np.copyto(out, _tanh_form(x))}
 
 
 def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
@@ -89,12 +96,15 @@ def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
     unless the side of the power is known. Integer tests on the float64 encoding: a float32
     midpoint has the 29 dropped bits 1000...0, a power of two a zero fraction."""
     bits = v.view(np.int64)
-    dropped = bits & ((1 << DROPPED) - 1)
-    half = 1 << (DROPPED - 1)  # two comparisons: NumPy's int64 abs branches, 20x slower here
-    doubt = (dropped >= half - SLACK) & (dropped <= half + SLACK)
-    if not side_known:
-        fraction = bits & FRACTION_MASK
-        doubt |= (fraction <= SLACK) | (fraction >= FRACTION_MASK - SLACK)
+    # dropped bits in [half - SLACK, half + SLACK]: shifted by SLACK - half, modulo their
+    # width, at most 2·SLACK (one comparison; NumPy's int64 abs branches, 20x slower here)
+    shifted = bits + (SLACK - (1 << (DROPPED - 1)))
+    shifted &= (1 << DROPPED) - 1
+    doubt = shifted <= 2 * SLACK
+    if not side_known:  # a fraction in [0, SLACK] or [FRACTION_MASK - SLACK, FRACTION_MASK]
+        np.add(bits, SLACK + 1, out=shifted)
+        shifted &= FRACTION_MASK
+        doubt |= shifted <= 2 * SLACK + 1
     # below float32's normal range the quantum is fixed: test against it directly
     small = np.abs(v) < FLOAT32.smallest_normal
     if small.any():
@@ -388,10 +398,10 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         s = parts[name]
         if s.stop <= s.start:
             continue
-        vm = MIDDLE[function](x64[s])
-        if function.family != CDF:
-            vm = np.where(vm == 0, np.copysign(0.0, x64[s]), vm)  # underflow keeps GELU's sign
-        v[s] = vm
+        vm = v[s]
+        MIDDLE[function](x64[s], vm)
+        if function.family != CDF and not vm.all():  # underflow keeps GELU's sign
+            vm[...] = np.where(vm == 0, np.copysign(0.0, x64[s]), vm)
         phi_right = function.family == CDF and name == "mid_pos"  # Φ < 1: binade [1/2, 1)
         unit[s] = 2.0**-24 if phi_right else FLOAT32.ulp_of(vm)
         slow.append(np.flatnonzero(_uncertain(vm, side_known=phi_right)) + s.start)
