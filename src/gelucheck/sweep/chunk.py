@@ -10,6 +10,7 @@ import numpy as np
 
 from ..backends import Implementation, ImplementationError
 from ..checks.regions import REGIONS
+from ..formats import FLOAT32
 from ..functions import Function, get_function
 from .fastref import Known, is_known, known_part, reference
 from .stats import BINS, combine, histogram, merge_chunks
@@ -58,10 +59,6 @@ KNOWN_SPAN = 1 << 18
 _OFFSETS = np.arange(KNOWN_SPAN, dtype=np.uint32)  # a block's encodings: start + these
 
 
-def _value(bits: int) -> float:
-    return float(np.uint32(bits).view(np.float32))
-
-
 def evaluate(impls: list[Implementation], function: str | Function, start: int, stop: int) -> dict:
     """Statistics of each implementation over the encodings [start, stop) (one sign, finite),
     computed block by block and merged."""
@@ -70,7 +67,7 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
     a = start
     while a < stop:
         b = min(a - a % KNOWN_SPAN + KNOWN_SPAN, stop)
-        if not is_known(function, _value(a), _value(b - 1)):
+        if not is_known(function, float(FLOAT32.from_bits(a)), float(FLOAT32.from_bits(b - 1))):
             b = min(a + BLOCK, stop)
         part = _evaluate_block(impls, function, a, b)
         out = part if out is None else merge_chunks(out, part)

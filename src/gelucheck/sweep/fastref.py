@@ -273,30 +273,37 @@ def _tiny_part(function: Function, x: np.ndarray) -> Known:
     return Known(half, slope=slope, power=2, unit=unit, doubled=doubled)
 
 
-def is_known(function: Function, first: float, last: float) -> bool:
-    """Whether a monotone run of float32 inputs from ``first`` to ``last`` (increasing
-    encodings) lies wholly in the far left, in the right part, or at |x| in
-    [2^-124, KNOWN_TINY) within one binade: where known_part gives the results and errors
-    in closed form."""
+def _known_kind(function: Function, first: float, last: float) -> str | None:
+    """Which part a monotone run of float32 inputs from ``first`` to ``last`` (increasing
+    encodings) lies wholly in: "far" (the far left), "right", "tiny" (|x| in
+    [2^-124, KNOWN_TINY) within one binade), or None."""
     lo, hi = sorted((first, last))
-    if hi <= FAR_LEFT[function] or lo > _right(function):
-        return True
+    if hi <= FAR_LEFT[function]:
+        return "far"
+    if lo > _right(function):
+        return "right"
     a, b = abs(first), abs(last)
-    return ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < KNOWN_TINY[function]
-            and math.frexp(a)[1] == math.frexp(b)[1])
+    if ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < KNOWN_TINY[function]
+            and math.frexp(a)[1] == math.frexp(b)[1]):
+        return "tiny"
+    return None
+
+
+def is_known(function: Function, first: float, last: float) -> bool:
+    """Whether known_part gives the results and errors of such a run in closed form."""
+    return _known_kind(function, first, last) is not None
 
 
 def known_part(function: str | Function, x: np.ndarray) -> Known | None:
     """The results and errors in closed form on a run that is_known; None elsewhere."""
     function = get_function(function)
-    if len(x) == 0 or not is_known(function, float(x[0]), float(x[-1])):
-        return None
-    if max(float(x[0]), float(x[-1])) <= FAR_LEFT[function]:
+    kind = _known_kind(function, float(x[0]), float(x[-1])) if len(x) else None
+    if kind == "far":
         return Known(np.full(len(x), _far_value(function), np.float32))
-    if min(float(x[0]), float(x[-1])) > _right(function):
+    if kind == "right":
         value = _right_value(function, x)
         return Known(x if value is x else np.full(len(x), value, np.float32))
-    return _tiny_part(function, x)
+    return _tiny_part(function, x) if kind == "tiny" else None
 
 
 def _near_boundary(v: np.ndarray, bound: np.ndarray, above_one: np.ndarray | bool = False
