@@ -285,6 +285,22 @@ def test_histogram_bins_by_hand():
         assert edges[b] <= e < edges[b + 1] or (b == 1 and 0.5 < e < 1)
 
 
+def test_histogram_matches_the_edges_on_many_errors():
+    """Errors over every bin, repeated (as a bad implementation makes them), counted against
+    the edges one by one."""
+    rng = np.random.default_rng(5)
+    err = np.concatenate([0.5 + rng.random(3000) / 2, 2.0 ** rng.uniform(0, 40, 3000),
+                          [1.0, 2.0**33, 2.0**34, np.inf, np.inf, 3.0, 3.0, 3.0]])
+    edges = sweep_stats.histogram_edges()
+    expected = [0] * sweep_stats.BINS
+    last = sweep_stats.BINS - 1
+    for e in err:  # bin 1 is (1/2, 1), bin k >= 2 [edge k, edge k+1), the second last open
+        b = last if e == np.inf else next(k for k in range(1, last) if edges[k + 1] > e
+                                          or k == last - 1)
+        expected[b] += 1
+    assert sweep_stats.histogram(err).tolist() == expected
+
+
 GATE_RANGE = "0x3f810000:0x3f820000"  # holds sweep_impls.PLANTED
 
 
