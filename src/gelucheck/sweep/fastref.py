@@ -447,7 +447,8 @@ def reference(function: str | Function, x: np.ndarray,
         inverse[order] = np.arange(len(order))
         v, unit = v[inverse], unit[inverse]
     if descending:
-        v, unit = v[::-1], unit[::-1]
+        # copied in x's order: the comparison's passes over a reversed view were up to 3x slower
+        v, unit = np.ascontiguousarray(v[::-1]), np.ascontiguousarray(unit[::-1])
     return v, unit, len(slow)
 
 
