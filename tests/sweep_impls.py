@@ -39,3 +39,50 @@ def maybe_planted(x):
     import os
 
     return planted(x) if os.environ.get("GELUCHECK_TEST_PLANT") else rounded_once(x)
+
+
+def _rounded(x, function):
+    """Φ or GELU in float64 by SciPy, rounded once to float32."""
+    x64 = x.astype(np.float64)
+    return narrow(special.ndtr(x64) * (x64 if function == "gelu" else 1.0), "float32")
+
+
+def _off(x, function):
+    """One ulp up at every 7th input, one down at every 11th."""
+    y = _rounded(x, function)
+    y[::7] = np.nextafter(y[::7], np.float32(np.inf))
+    y[::11] = np.nextafter(y[::11], np.float32(-np.inf))
+    return y
+
+
+def _broken(x, function):
+    """A NaN at every 1000th input, a zero at every 13th, infinity at every 4099th."""
+    y = _rounded(x, function)
+    y[::13] = 0
+    y[::1000] = np.nan
+    y[::4099] = np.inf
+    return y
+
+
+def rounded_phi(x):
+    return _rounded(x, "phi")
+
+
+def rounded_gelu(x):
+    return _rounded(x, "gelu")
+
+
+def off_phi(x):
+    return _off(x, "phi")
+
+
+def off_gelu(x):
+    return _off(x, "gelu")
+
+
+def broken_phi(x):
+    return _broken(x, "phi")
+
+
+def broken_gelu(x):
+    return _broken(x, "gelu")

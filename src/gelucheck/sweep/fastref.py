@@ -46,8 +46,13 @@ from ..functions import (
 )
 from ..reference import arbref
 from ..reference.mpref import correctly_rounded, minimum
+from . import phi_table
 
 RELATIVE_BOUND = 2.0**-40
+# The compiled Φ and GELU (kernels.phi_block) err by at most this, relative: measured against
+# mpmath, 2^-50.8 at worst (tests/test_sweep.py); 2^-46 leaves 28x and sends 64x fewer inputs to
+# Arb than RELATIVE_BOUND would.
+COMPILED_BOUND = 2.0**-46
 TINY = 2.0**-30
 SATURATION = 9.0
 FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0, PHI_GRAD: -20.0, GELU_GRAD: -20.0,
@@ -193,18 +198,34 @@ def _right_value(function: Function, x: np.ndarray) -> np.ndarray | float:
 @dataclass(frozen=True)
 class Known:
     """A monotone run of inputs on which the correctly rounded float32 results, and the errors
-    they make, follow in closed form (docs/design.md, The sweep). An implementation that
-    returns exactly ``expected`` is scored without any float64 pass: at each input the exact
-    value is expected + r, r = offset + slope·x^power, of one sign over the run and monotone
-    in |x|; the error is |r| / unit ulps - twice that at the index ``doubled``, where the
-    exact value lies just inside the binade below a power of two."""
+    they make, follow in closed form (docs/design.md, The sweep). The results' encodings are
+    ``scale``·(x's encoding) + ``shift`` modulo 2^32 (scale 1: x itself or, shift -2^23, x/2;
+    scale 0: one constant). An implementation that returns exactly those is scored without
+    any float64 pass: at each input the exact value is the result + r,
+    r = offset + slope·x^power, of one sign over the run and monotone in |x|; the error is
+    |r| / unit ulps - twice that at the index ``doubled``, where the exact value lies just
+    inside the binade below a power of two."""
 
-    expected: np.ndarray  # float32
+    scale: int
+    shift: int
     offset: float = 0.0
     slope: float = 0.0
     power: int = 0
     unit: float = 1.0
     doubled: int | None = None
+
+    def expected(self, x: np.ndarray) -> np.ndarray:
+        """The correctly rounded results at the float32 inputs x."""
+        bits = x.view(np.uint32) * np.uint32(self.scale) + np.uint32(self.shift % (1 << 32))
+        return bits.view(np.float32)
+
+    def matches(self, y: np.ndarray, x: np.ndarray) -> bool:
+        """Whether y is those results, float for float (a zero of either sign where the
+        result is a zero; never a NaN): one compiled pass, or two NumPy ones."""
+        if (compiled := kernels()) is not None and y.dtype == np.float32:
+            return bool(compiled.matches(y.view(np.uint32), x.view(np.uint32),
+                                         np.uint32(self.scale), np.uint32(self.shift % (1 << 32))))
+        return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
 
     def residual(self, x: np.ndarray, i: int) -> float:
         """r at the input x[i]: the exact value minus the expected result."""
@@ -255,22 +276,21 @@ def _pdf_offset() -> float:
 
 def _tiny_part(function: Function, x: np.ndarray) -> Known:
     """|x| in [2^-124, KNOWN_TINY) within one binade."""
-    n, negative = len(x), bool(np.signbit(x[0]))
+    negative = bool(np.signbit(x[0]))
     slope, power = _TINY_SLOPE[function]
     if function.family == PDF:
-        result = np.float32(PHI0)
-        return Known(np.full(n, result), offset=_pdf_offset(), slope=slope, power=power,
+        return Known(0, _encoding(PHI0), offset=_pdf_offset(), slope=slope, power=power,
                      unit=float(FLOAT32.ulp_of(np.float64(PHI0))))
     if power == 1:  # Φ and GELU′: 1/2 + r, below 1/2 (binade [1/4, 1/2)) for x < 0
-        return Known(np.full(n, np.float32(0.5)), slope=slope, power=1,
+        return Known(0, _encoding(0.5), slope=slope, power=1,
                      unit=2.0**-25 if negative else 2.0**-24)
     # GELU: x/2 + r, r > 0; for x < 0 the exact value lies below |x/2|, which at a power of
-    # two puts it in the binade below
-    half = x * np.float32(0.5)
-    unit = float(FLOAT32.ulp_of(np.float64(half[0])))
+    # two puts it in the binade below. x/2 is x's encoding with the exponent field one lower
+    # (x/2 >= 2^-125 is normal).
     first = abs(float(x[0]))
+    unit = float(FLOAT32.ulp_of(np.float64(first / 2)))
     doubled = 0 if negative and math.frexp(first)[0] == 0.5 else None
-    return Known(half, slope=slope, power=2, unit=unit, doubled=doubled)
+    return Known(1, -(1 << 23), slope=slope, power=2, unit=unit, doubled=doubled)
 
 
 def _known_kind(function: Function, first: float, last: float) -> str | None:
@@ -299,11 +319,16 @@ def known_part(function: str | Function, x: np.ndarray) -> Known | None:
     function = get_function(function)
     kind = _known_kind(function, float(x[0]), float(x[-1])) if len(x) else None
     if kind == "far":
-        return Known(np.full(len(x), _far_value(function), np.float32))
+        return Known(0, _encoding(_far_value(function)))
     if kind == "right":
         value = _right_value(function, x)
-        return Known(x if value is x else np.full(len(x), value, np.float32))
+        return Known(1, 0) if value is x else Known(0, _encoding(value))
     return _tiny_part(function, x) if kind == "tiny" else None
+
+
+def _encoding(value: float) -> int:
+    """The float32 encoding of value (exact in float32, or rounded: φ(0))."""
+    return int(np.float32(value).view(np.uint32))
 
 
 def _near_boundary(v: np.ndarray, bound: np.ndarray, above_one: np.ndarray | bool = False
@@ -405,6 +430,10 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         s = parts[name]
         if s.stop <= s.start:
             continue
+        if function in (PHI, GELU) and kernels():
+            slow.append(np.flatnonzero(_compiled_middle(function, x64[s], v[s], unit[s]))
+                        + s.start)
+            continue
         vm = v[s]
         MIDDLE[function](x64[s], vm)
         if function.family != CDF and not vm.all():  # underflow keeps GELU's sign
@@ -423,6 +452,11 @@ def reference(function: str | Function, x: np.ndarray,
     Fastest for a monotone x (a run of encodings of one sign: say so with ``monotone``, which
     skips the check); any order is accepted."""
     function = get_function(function)
+    if monotone and (block := _one_interval(function, x)) is not None:
+        v, unit, doubt = block
+        slow = np.flatnonzero(doubt)
+        _resolve_all(function, x, slow, v, unit)
+        return v, unit, len(slow)
     x64 = x.astype(np.float64)
     descending = len(x64) > 1 and x64[0] > x64[-1]
     order = None
@@ -434,14 +468,7 @@ def reference(function: str | Function, x: np.ndarray,
     v = np.empty_like(x64)
     unit = np.empty_like(x64)
     slow = _fill(function, x64, v, unit)
-    for i in slow:
-        bits, bits64, side = resolve(function, float(x64[i]))
-        v[i] = float(FLOAT64.from_bits(bits64))
-        rounded = float(FLOAT32.from_bits(bits))
-        unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if _below_power(rounded, side)
-                                                         else 1.0)
-        if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
-            v[i] = math.nextafter(v[i], rounded)
+    _resolve_all(function, x64, slow, v, unit)
     if order is not None:
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
@@ -450,6 +477,77 @@ def reference(function: str | Function, x: np.ndarray,
         # copied in x's order: the comparison's passes over a reversed view were up to 3x slower
         v, unit = np.ascontiguousarray(v[::-1]), np.ascontiguousarray(unit[::-1])
     return v, unit, len(slow)
+
+
+def _resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndarray,
+                 unit: np.ndarray) -> None:
+    """v and unit at the inputs x[slow], from their correctly rounded results."""
+    for i in slow:
+        bits, bits64, side = resolve(function, float(x[i]))
+        v[i] = float(FLOAT64.from_bits(bits64))
+        rounded = float(FLOAT32.from_bits(bits))
+        unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if _below_power(rounded, side)
+                                                         else 1.0)
+        if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
+            v[i] = math.nextafter(v[i], rounded)
+
+
+@cache
+def kernels():
+    """The compiled loops (sweep/kernels.py) where numba is installed (the ``fast`` extra),
+    else None: NumPy and SciPy then do the same, 2-3x slower."""
+    try:
+        from . import kernels as compiled
+    except ImportError:
+        return None
+    return compiled
+
+
+def relative_bound(function: str | Function) -> float:
+    """The bound of the fast value's error, relative (to the size of the terms, for the
+    derivatives): tighter where the compiled Φ and GELU compute it."""
+    compiled = get_function(function) in (PHI, GELU) and kernels() is not None
+    return COMPILED_BOUND if compiled else RELATIVE_BOUND
+
+
+def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
+                     unit: np.ndarray) -> np.ndarray:
+    """kernels.phi_block over an ascending x of one sign between the far left and
+    saturation, one interval of phi_table at a time; returns the doubts."""
+    doubt = np.empty(len(x), dtype=np.bool_)
+    if not len(x):
+        return doubt
+    first, last = phi_table.interval(float(x[0])), phi_table.interval(float(x[-1]))
+    edges = np.arange(min(first, last) + 1, max(first, last) + 1) * phi_table.INTERVAL
+    cuts = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
+    if x[0] < 0:  # |x| descends along x: cut positions from the other end
+        cuts = len(x) - cuts[::-1]
+    bounds = [0, *cuts.tolist(), len(x)]
+    ks = range(first, last + 1) if first <= last else range(first, last - 1, -1)
+    for k, a, b in zip(ks, bounds[:-1], bounds[1:]):
+        if b > a:
+            kernels().phi_block(x[a:b], phi_table.rows()[k], phi_table.centre(k),
+                                function == GELU, COMPILED_BOUND, v[a:b], unit[a:b],
+                                doubt[a:b])
+    return doubt
+
+
+def _one_interval(function: Function, x: np.ndarray):
+    """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside one part of the middle
+    and one interval of phi_table, from one compiled loop in x's own order (no float64 copy,
+    no reversal); None for any other run, or without numba."""
+    if function not in (PHI, GELU) or not len(x) or not kernels():
+        return None
+    lo, hi = sorted((float(x[0]), float(x[-1])))
+    inside = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
+    k = phi_table.interval(lo)
+    if not inside or phi_table.interval(hi) != k:
+        return None
+    v, unit = np.empty(len(x)), np.empty(len(x))
+    doubt = np.empty(len(x), dtype=np.bool_)
+    kernels().phi_block(x, phi_table.rows()[k], phi_table.centre(k), function == GELU,
+                        COMPILED_BOUND, v, unit, doubt)
+    return v, unit, doubt
 
 
 @cache

@@ -1,0 +1,180 @@
+"""The sweep's compiled loops (sweep/kernels.py, numba): the compiled Φ and GELU against
+mpmath, its coefficient table, the close calls it leaves, and the same figures as the NumPy
+passes that stand in without numba."""
+import json
+import math
+
+import mpmath
+import numpy as np
+import pytest
+
+from gelucheck.errors import ReferenceDataError
+from gelucheck.formats import FLOAT32
+from gelucheck.functions import get_function
+from gelucheck.reference.mpref import correctly_rounded
+from gelucheck.sweep import chunk, fastref, phi_table
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch, request):
+    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
+
+
+def _kernels():
+    k = fastref.kernels()
+    if k is None:
+        pytest.skip("numba is not installed (pip install 'gelucheck[fast]'): no compiled loops")
+    return k
+
+
+def _phi_block(function, x):
+    """The compiled loop over an ascending float32 x of one sign, interval by interval of the
+    table: (v, unit, doubt)."""
+    _kernels()
+    v, unit = np.empty(len(x)), np.empty(len(x))
+    doubt = fastref._compiled_middle(get_function(function), x, v, unit)
+    return v, unit, doubt
+
+
+@pytest.mark.parametrize("function", ["phi", "gelu"])
+def test_compiled_phi_and_gelu_are_16_times_inside_their_bound(function):
+    """Against mpmath at 40 digits, every interval of the table, both signs: random inputs,
+    both ends of each interval, and where the exponential's argument reduction once lost
+    bits (x near -20, n·ln 2 with |n| > 256)."""
+    f = get_function(function)
+    rng = np.random.default_rng(7)
+    worst = 0.0
+    for k in range(phi_table.INTERVALS):
+        lo, hi = k * phi_table.INTERVAL, (k + 1) * phi_table.INTERVAL
+        inside = rng.uniform(lo, hi, 10).astype(np.float32)
+        ends = np.array([lo, np.nextafter(np.float32(hi), np.float32(0))], dtype=np.float32)
+        magnitudes = np.concatenate([inside, ends, [19.955046, 19.933563]])
+        magnitudes = magnitudes[(magnitudes >= max(lo, fastref.KNOWN_TINY[f]))
+                                & (magnitudes < hi)].astype(np.float32)
+        for sign in (-1, 1):
+            x = (sign * magnitudes).astype(np.float32)
+            if sign > 0:
+                x = x[x <= fastref.SATURATION]
+            if not len(x):
+                continue
+            v, _, _ = _phi_block(function, np.sort(x))
+            x = np.sort(x)
+            with mpmath.workdps(40):
+                for xi, vi in zip(x.tolist(), v.tolist()):
+                    exact = f.mp(mpmath.mpf(xi))
+                    worst = max(worst, float(abs((vi - exact) / exact)))
+    assert worst < fastref.COMPILED_BOUND / 16, math.log2(worst)
+
+
+def test_the_table_is_mpmaths_fit():
+    """Three rows fitted afresh equal the stored ones, bit for bit."""
+    for k in (0, 37, phi_table.INTERVALS - 1):
+        assert phi_table.fit_row(k) == phi_table.rows()[k].tolist(), k
+
+
+@pytest.mark.parametrize("damage", ["coefficient", "truncated", "shape"])
+def test_a_damaged_table_is_refused_with_its_name(tmp_path, damage):
+    text = phi_table.ROWS_FILE.read_text()
+    data = json.loads(text)
+    if damage == "coefficient":
+        data["rows"][3][5] = (float.fromhex(data["rows"][3][5]) * (1 + 2.0**-40)).hex()
+        text = json.dumps(data)
+    elif damage == "truncated":
+        text = text[: len(text) // 2]
+    else:
+        data["rows"] = data["rows"][:-1]
+        text = json.dumps(data)
+    path = tmp_path / "phi_rows.json"
+    path.write_text(text)
+    with pytest.raises(ReferenceDataError, match=str(path)):
+        phi_table.rows(path)
+
+
+@pytest.mark.parametrize("function, start", [("gelu", 0x3F900000), ("gelu", 0xC0900000),
+                                             ("phi", 0xBF400000), ("phi", 0x3E800000)])
+def test_the_close_calls_it_leaves_are_resolved_to_mpmaths_rounding(function, start):
+    """The inputs the compiled value leaves in doubt (about 1 in 2^21) are found in 2^24
+    encodings and resolved: the reference then rounds to mpmath's correctly rounded float32
+    and lies on its side of it."""
+    x = np.arange(start, start + (1 << 24), dtype=np.uint32).view(np.float32)
+    x = x if x[0] > 0 else x[::-1]  # ascending
+    doubt = np.flatnonzero(_phi_block(function, x)[2])
+    assert 0 < len(doubt) < 100
+    for i in doubt[:8]:
+        block = x[i - 5:i + 5]
+        v, unit, slow = fastref.reference(function, block, monotone=True)
+        assert slow >= 1
+        exact = correctly_rounded(function, float(x[i]), FLOAT32)
+        assert np.float32(v[5]).view(np.uint32) == exact.bits
+        assert np.sign(v[5] - float(np.float32(v[5]))) == np.sign(exact.residual)
+
+
+# blocks where the paths differ most: both signs of the middle, subnormal GELU results (x < -13),
+# Φ's right (known unit), saturation at 9, the far left at -20, the edge of the closed form
+BLOCKS = [0x3F800000, 0xBF800000, 0xC1500000, 0xC1700000 - 40000, 0x41100000 - 30000,
+          0xC1A00000 - 30000, 0x33000000 - 30000, 0xB3000000 - 30000, 0x00400000]
+
+
+@pytest.mark.parametrize("function", ["phi", "gelu"])
+@pytest.mark.parametrize("start", BLOCKS)
+def test_compiled_and_numpy_paths_give_the_same_figures(function, start, monkeypatch):
+    """Three implementations - correctly rounded (near-ties aside), one planted ulp, NaN and
+    zeros - per block, with and without numba: counts, histograms and worst inputs alike,
+    errors to 2^-20 (the two references differ by under 2^-40 relative)."""
+    from gelucheck.backends import load_user
+
+    _kernels()
+    impls = [load_user(f"sweep_impls:{name}_{function}", function)
+             for name in ("rounded", "off", "broken")]
+    compiled = chunk.evaluate(impls, function, start, start + 60000)
+    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    numpy = chunk.evaluate(impls, function, start, start + 60000)
+    for key, a in compiled["implementations"].items():
+        b = numpy["implementations"][key]
+        for figures_a, figures_b in [(a, b), *zip(a["regions"].values(), b["regions"].values())]:
+            for name in ("n", "n_finite", "not_correctly_rounded", "worst_bits"):
+                assert figures_a[name] == figures_b[name], (key, name)
+            for name in ("max_ulp", "sum_ulp"):
+                assert figures_a[name] == pytest.approx(figures_b[name], rel=2.0**-20,
+                                                        abs=2.0**-20), (key, name)
+        assert a["histogram"] == b["histogram"] and a["max_abs_bits"] == b["max_abs_bits"], key
+        assert a["max_abs"] == pytest.approx(b["max_abs"], rel=2.0**-20, nan_ok=True), key
+
+
+def test_errors_are_the_numpy_passes(monkeypatch):
+    """|y - v| and that over the unit, NaN and inf as the NumPy passes give them."""
+    rng = np.random.default_rng(3)
+    v = rng.normal(size=1000)
+    unit = 2.0 ** rng.integers(-30, 0, 1000).astype(np.float64)
+    y = (v + rng.normal(size=1000) * unit).astype(np.float32)
+    y[[3, 500]] = np.nan
+    y[[4, 600]] = np.inf
+    y[7] = -np.inf
+    compiled = chunk._errors(y, v, unit)
+    _kernels()
+    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    numpy = chunk._errors(y, v, unit)
+    for a, b in zip(compiled, numpy):
+        assert np.array_equal(a, b, equal_nan=True)
+    assert np.isnan(compiled[0][[3, 500]]).all() and np.isinf(compiled[1][[3, 500, 4, 7]]).all()
+
+
+@pytest.mark.parametrize("function, start", [("gelu", 0xC2000000), ("gelu", 0x20000000),
+                                             ("gelu", 0xA0000000), ("gelu", 0x42000000),
+                                             ("phi", 0x42000000), ("phi", 0x20000000),
+                                             ("phi_grad", 0x20000000)])
+def test_a_known_run_matches_only_its_results(function, start, sweep_path):
+    """The closed-form results match themselves, a zero of the other sign where they are
+    zeros, and nothing that differs in one bit or is a NaN."""
+    x = np.arange(start, start + 4096, dtype=np.uint32).view(np.float32)
+    known = fastref.known_part(function, x)
+    expected = known.expected(x)
+    assert known.matches(expected.copy(), x)
+    flipped = expected.copy()
+    flipped.view(np.uint32)[100] ^= 1
+    assert not known.matches(flipped, x)
+    nan = expected.copy()
+    nan[4000] = np.nan
+    assert not known.matches(nan, x)
+    other_zero = -expected
+    assert known.matches(other_zero, x) == (not expected.any())
