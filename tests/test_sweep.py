@@ -428,7 +428,7 @@ EXACT_PART_BLOCKS = {"far": 0xC1A00000 + 0x40000, "right": 0x41A00000 + 0x40000,
 # x near -2^-100 and 2^-120 (float64 loses GELU's x² term against x/2), and the last binade
 # below 2^-26 (the reference is float64 SciPy there), from its power of two on both sides
 TINY_BLOCKS = {"tiny": 0x2B810000, "tiny-power": 0xAB800000, "tiny-deep": 0x8D030000,
-               "tiny-deepest": 0x04000000, "tiny-top": 0x327F0000, "tiny-top-power": 0xB2000000,
+               "tiny-deepest": 0x04000000, "tiny-top": 0x327E0000, "tiny-top-power": 0xB2000000,
                "tiny-top-positive-power": 0x32000000}
 
 

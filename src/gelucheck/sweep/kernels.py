@@ -122,13 +122,14 @@ def errors(y, v, unit, d, e):
 
 
 @njit(cache=True, nogil=True)
-def matches(y, x, slope, offset):
-    """Whether every output's encoding is slope·(x's encoding) + offset (slope 0 or 1, modulo
-    2^32), a zero of either sign where that is a zero: the closed-form results of a known run
-    (fastref.Known) checked without building them."""
+def matches(y, first, slope, offset):
+    """Whether every output's encoding is slope·(its input's encoding) + offset (slope 0 or 1,
+    modulo 2^32), a zero of either sign where that is a zero: the closed-form results of a
+    known run (fastref.Known) checked without building them. The inputs are the consecutive
+    encodings from ``first``, so only y is read."""
     bad = np.uint32(0)
     for i in range(y.shape[0]):
-        expected = np.uint32(slope * x[i] + offset)
+        expected = np.uint32(slope * (first + i) + offset)
         diff = y[i] ^ expected
         zero = (expected & np.uint32(0x7FFFFFFF)) == 0
         bad |= diff & (np.uint32(0x7FFFFFFF) if zero else np.uint32(0xFFFFFFFF))
