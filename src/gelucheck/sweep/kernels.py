@@ -16,6 +16,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..formats import FLOAT32
+from .phi_table import TERMS
 
 
 @intrinsic
@@ -37,7 +38,8 @@ LN2_HI = float.fromhex("0x1.62e42fefap-1")  # 37 bits: n·LN2_HI exact for |n| <
 with mpmath.workdps(40):  # ln 2's bits beyond float64's too: n·LN2_LO reaches 2^-44 of r
     LN2_LO = float(mpmath.log(2) - LN2_HI)
 SHIFTER = 1.5 * 2.0**52  # adding it rounds to an integer
-E = tuple(1 / math.factorial(j) for j in range(13, -1, -1))  # exp's Taylor terms, highest first
+E = np.array([1 / math.factorial(j) for j in range(13, -1, -1)])  # exp's Taylor terms,
+# highest first
 PHI0 = 1 / math.sqrt(2 * math.pi)
 DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
 HALF = 1 << (DROPPED - 1)
@@ -64,31 +66,19 @@ def phi_block(x, c, centre, gelu, bound, v, unit, doubt):
     2^-57), 2^n added on the encoding. Q(|x|) = φ·R(-|x|); Φ = Q for x < 0, else 1 - Q."""
     slack = np.int64(bound * 2.0**53)  # the bound in float64 last places of v's binade
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
-    c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11 = (
-        c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11])
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
         t = -0.5 * xi * xi
         n = (t * INV_LN2 + SHIFTER) - SHIFTER
         r = (t - n * LN2_HI) - n * LN2_LO
         p = E[0]
-        p = p * r + E[1]
-        p = p * r + E[2]
-        p = p * r + E[3]
-        p = p * r + E[4]
-        p = p * r + E[5]
-        p = p * r + E[6]
-        p = p * r + E[7]
-        p = p * r + E[8]
-        p = p * r + E[9]
-        p = p * r + E[10]
-        p = p * r + E[11]
-        p = p * r + E[12]
-        p = p * r + E[13]
+        for j in range(1, len(E)):  # a fixed count: unrolled, as is R's below
+            p = p * r + E[j]
         density = _as_float(_as_int(p) + (np.int64(n) << 52)) * PHI0
         u = (-abs(xi) - centre) * 8.0
-        q = ((((((((((c0 * u + c1) * u + c2) * u + c3) * u + c4) * u + c5) * u + c6) * u
-                + c7) * u + c8) * u + c9) * u + c10) * u + c11
+        q = c[0]
+        for j in range(1, TERMS):
+            q = q * u + c[j]
         tail = density * q  # Φ(-|x|)
         value = tail if xi < 0 else 1.0 - tail
         phi_right = not gelu and xi > 0  # Φ in (1/2, 1): its ulp, and the side of 1/2, known
