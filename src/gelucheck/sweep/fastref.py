@@ -514,16 +514,19 @@ def relative_bound(function: str | Function) -> float:
 def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
                      unit: np.ndarray) -> np.ndarray:
     """kernels.phi_block over an ascending x of one sign between the far left and
-    saturation, one interval of phi_table at a time; returns the doubts."""
+    saturation (or any monotone x within one interval), one interval of phi_table at a time;
+    returns the doubts."""
     doubt = np.empty(len(x), dtype=np.bool_)
     if not len(x):
         return doubt
     first, last = phi_table.interval(float(x[0])), phi_table.interval(float(x[-1]))
-    edges = np.arange(min(first, last) + 1, max(first, last) + 1) * phi_table.INTERVAL
-    cuts = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
-    if x[0] < 0:  # |x| descends along x: cut positions from the other end
-        cuts = len(x) - cuts[::-1]
-    bounds = [0, *cuts.tolist(), len(x)]
+    bounds = [0, len(x)]
+    if first != last:
+        edges = np.arange(min(first, last) + 1, max(first, last) + 1) * phi_table.INTERVAL
+        cuts = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
+        if x[0] < 0:  # |x| descends along x: cut positions from the other end
+            cuts = len(x) - cuts[::-1]
+        bounds = [0, *cuts.tolist(), len(x)]
     ks = range(first, last + 1) if first <= last else range(first, last - 1, -1)
     for k, a, b in zip(ks, bounds[:-1], bounds[1:]):
         if b > a:
@@ -545,10 +548,7 @@ def _one_interval(function: Function, x: np.ndarray):
     if not inside or phi_table.interval(hi) != k:
         return None
     v, unit = np.empty(len(x)), np.empty(len(x))
-    doubt = np.empty(len(x), dtype=np.bool_)
-    kernels().phi_block(x, phi_table.rows()[k], phi_table.centre(k), function == GELU,
-                        COMPILED_BOUND, v, unit, doubt)
-    return v, unit, doubt
+    return v, unit, _compiled_middle(function, x, v, unit)
 
 
 @cache
