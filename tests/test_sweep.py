@@ -419,6 +419,21 @@ def test_profile_prints_where_the_time_went(capsys):
     assert "x the implementations' own time" in out
 
 
+def test_the_compile_time_is_shown_apart_and_kept_in_the_json(tmp_path, capsys, sweep_path):
+    """The compiled loops' compile (or cache load) happens before the sweep and is printed
+    apart from the per-2^24 figures; without numba there is nothing to show."""
+    path = tmp_path / "s.json"
+    assert main(["sweep", "--backend", "scipy:x*ndtr", "--function", "gelu", "--range",
+                 "0x3f800000:0x3f810000", "--workers", "1", "--no-progress", "--profile",
+                 "--json", str(path)]) == 0
+    out = capsys.readouterr().out
+    compiled = sweep_path == "compiled"
+    assert ("the compiled loops ready in" in out) == compiled
+    (result,) = json.loads(path.read_text())["results"]
+    assert ("compile_s" in result) == compiled
+    assert not compiled or 0 < result["compile_s"] < 120
+
+
 # Blocks wholly in the far left (x <= -20; the tanh form's from -12) or in the right part
 # (x > 9; φ's from 20): just past -20 and 20, and the largest binade.
 EXACT_PART_BLOCKS = {"far": 0xC1A00000 + 0x40000, "right": 0x41A00000 + 0x40000,

@@ -741,6 +741,9 @@ def _sweep_profile(results) -> None:
     total = reference + evals + checks
     print(f"  total {total:.3f} = {total / evals:.2f} x the implementations' own time; "
           f"{total / (reference + evals):.2f} x (one reference + their evaluations)")
+    if measured[0].compile_s is not None:
+        print(f"  not in these figures: the compiled loops ready in {measured[0].compile_s:.2f} s "
+              "before the sweep (numba compiles them once, then loads its disk cache)")
 
 
 def _sweep_budgets(args, results) -> int:

@@ -345,6 +345,7 @@ class SweepResult:
     reference_s: float = 0.0
     wall_s: float | None = None
     n_evaluated: int | None = None  # inputs computed in this run (the rest came from checkpoints)
+    compile_s: float | None = None  # the compiled loops' compile or cache load, before the sweep
 
     kind = "sweep"
 
@@ -375,6 +376,8 @@ class SweepResult:
             out["wall_s"] = self.wall_s
         if self.n_evaluated is not None:
             out["n_evaluated"] = self.n_evaluated
+        if self.compile_s is not None:
+            out["compile_s"] = self.compile_s
         return out
 
     @classmethod
@@ -385,7 +388,7 @@ class SweepResult:
         return cls(identity, d.get("reference", d["function"]), d.get("how", ""), d["range"],
                    d.get("n_slow_reference", 0), failure, figures, d.get("histogram"),
                    d.get("eval_s", 0.0), d.get("check_s", 0.0), d.get("reference_s", 0.0),
-                   d.get("wall_s"), d.get("n_evaluated"))
+                   d.get("wall_s"), d.get("n_evaluated"), d.get("compile_s"))
 
 
 @dataclass
