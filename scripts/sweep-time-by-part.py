@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Where a whole-float32 sweep's time goes, by kind of block, in one process: the runs scored
+in closed form ("known"), the middle that the compiled loops compute ("compiled"), and the
+rest (NumPy's paths: below 2^-124, the edges of the parts, the derivatives' middle) - CPU
+seconds per 2^24 inputs of each kind and what each adds per 2^24 of all inputs.
+
+    scripts/sweep-time-by-part.py torch:F.gelu gelu [EVERY]
+
+EVERY: sweep one task of 2^24 in EVERY (default 1, all 2^32: about 10 s for torch's GELU)."""
+import sys
+import time
+from collections import defaultdict
+
+import numpy as np
+
+from gelucheck.formats import FLOAT32
+from gelucheck.functions import get_function
+from gelucheck.sweep import chunk, fastref, runner
+
+
+def main(spec: str, function_name: str, every: int = 1) -> None:
+    runner._tune_process()
+    function = get_function(function_name)
+    impls = runner.resolve({"kind": "builtin", "impl": spec, "function": function.name})
+    fastref.warm_kernels()
+    parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
+    evaluate_block = chunk._evaluate_block
+
+    def timed(impls, function, a, b):
+        begun = time.perf_counter()
+        out = evaluate_block(impls, function, a, b)
+        total = time.perf_counter() - begun
+        ends = FLOAT32.from_bits(np.array([a, b - 1], dtype=np.uint32))
+        if fastref.is_known(function, float(ends[0]), float(ends[1])):
+            kind = "known"
+        elif fastref._one_interval(function, ends) is not None:
+            kind = "compiled"
+        else:
+            kind = "other"
+        figures = list(out["implementations"].values())
+        evals = sum(f.get("eval_s", 0.0) for f in figures)
+        checks = sum(f.get("check_s", 0.0) for f in figures)
+        parts[kind] += [b - a, out["reference_s"], evals, checks, total]
+        return out
+
+    chunk._evaluate_block = timed
+    for lo, hi in chunk.finite_ranges():
+        for a in range(lo, hi, 1 << 24):
+            if (a >> 24) % every == 0:
+                chunk.evaluate(impls, function, a, min(a + (1 << 24), hi))
+    whole = sum(parts.values())
+    per_all = (1 << 24) / whole[0]
+    for kind, (n, ref, ev, check, total) in sorted(parts.items()):
+        own = (1 << 24) / n
+        print(f"{kind:9s} {n / whole[0]:6.1%} of inputs; per 2^24 of its own: reference "
+              f"{ref * own:.4f}, implementation {ev * own:.4f}, comparison {check * own:.4f}; "
+              f"adds {(total - ev) * per_all:.4f} per 2^24 of all")
+    print(f"all: {whole[4] * per_all:.4f} per 2^24, the implementation {whole[2] * per_all:.4f}: "
+          f"{whole[4] / whole[2]:.2f}x")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1)
