@@ -178,3 +178,14 @@ def test_a_known_run_matches_only_its_results(function, start, sweep_path):
     assert not known.matches(nan, x)
     other_zero = -expected
     assert known.matches(other_zero, x) == (not expected.any())
+
+
+def test_a_known_run_of_every_other_encoding_is_checked_in_full(sweep_path):
+    """The compiled check reads the expected encodings off the first input's; a run that is
+    not consecutive (every other encoding) is checked element by element instead."""
+    x = np.arange(0x20000000, 0x20002000, 2, dtype=np.uint32).view(np.float32)
+    known = fastref.known_part("gelu", x)
+    expected = known.expected(x)
+    assert known.matches(expected.copy(), x)
+    expected.view(np.uint32)[-1] ^= 1
+    assert not known.matches(expected, x)

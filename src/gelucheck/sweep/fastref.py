@@ -222,10 +222,12 @@ class Known:
 
     def matches(self, y: np.ndarray, x: np.ndarray) -> bool:
         """Whether y is those results, float for float (a zero of either sign where the
-        result is a zero; never a NaN), for x the run's consecutive encodings: one compiled
-        pass over y, or two NumPy ones."""
-        if (compiled := kernels()) is not None and y.dtype == np.float32:
-            return bool(compiled.matches(y.view(np.uint32), np.uint32(x.view(np.uint32)[0]),
+        result is a zero; never a NaN): one compiled pass over y where x is a run of
+        consecutive encodings (as a sweep's blocks are), else two NumPy passes."""
+        bits = x.view(np.uint32)
+        consecutive = len(x) and int(bits[-1]) - int(bits[0]) == len(x) - 1  # (x is monotone)
+        if (compiled := kernels()) is not None and y.dtype == np.float32 and consecutive:
+            return bool(compiled.matches(y.view(np.uint32), np.uint32(bits[0]),
                                          np.uint32(self.scale), np.uint32(self.shift % (1 << 32))))
         return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
 
