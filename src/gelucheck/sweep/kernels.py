@@ -16,6 +16,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..formats import FLOAT32
+from .fastref import DROPPED, FRACTION_MASK, PHI0
 from .phi_table import TERMS
 
 
@@ -40,11 +41,8 @@ with mpmath.workdps(40):  # ln 2's bits beyond float64's too: n·LN2_LO reaches 
 SHIFTER = 1.5 * 2.0**52  # adding it rounds to an integer
 E = np.array([1 / math.factorial(j) for j in range(13, -1, -1)])  # exp's Taylor terms,
 # highest first
-PHI0 = 1 / math.sqrt(2 * math.pi)
-DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
 HALF = 1 << (DROPPED - 1)
 LOW = (1 << DROPPED) - 1
-FRACTION_MASK = (1 << 52) - 1
 EXPONENT_FIELD = 0x7FF << 52
 UNIT_FLOOR = (FLOAT32.quantum_exponent + 1023) << 52
 PRECISION_SHIFT = (FLOAT32.precision - 1) << 52
