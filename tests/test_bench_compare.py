@@ -62,24 +62,42 @@ def test_everything_twice_as_slow_is_flagged_everywhere(tmp_path):
     assert all(0.6 < r.change < 1.5 for r in rows)  # 2x, times four ±5% noises
 
 
+def _pair(path, impl, copy):
+    """One benchmark and its copy baseline, (fastest, median, IQR) in µs each."""
+    path.write_text(json.dumps({"benchmarks": [
+        {"name": name, "group": "gelu float32 n1e5", "extra_info": {},
+         "stats": dict(zip(("min", "median", "iqr"), (t * 1e-6 for t in times)))}
+        for name, times in (("test_speed[torch:F.gelu-gelu-float32-n1e5]", impl),
+                            ("test_speed[baseline:copy-gelu-float32-n1e5]", copy))]}))
+    return bench.load(path)
+
+
 def test_a_baseline_whose_median_jumped_between_modes_is_not_a_regression(tmp_path):
     """Seen in CI: an unchanged rerun, where the float32 copy baseline's median was 7.14 µs in
     the first run (fastest 3.66, IQR 2.61) and 3.75 µs in the second (fastest 3.61): by the
     medians torch's F.gelu went from 2.29 to 4.23 x copy, +85% against a ±74% band. By the
     fastest rounds it is 4.26 -> 4.07 (-4%)."""
-    def run(path, impl, copy):
-        path.write_text(json.dumps({"benchmarks": [
-            {"name": name, "group": "gelu float32 n1e5", "extra_info": {},
-             "stats": dict(zip(("min", "median", "iqr"), (t * 1e-6 for t in times)))}
-            for name, times in (("test_speed[torch:F.gelu-gelu-float32-n1e5]", impl),
-                                ("test_speed[baseline:copy-gelu-float32-n1e5]", copy))]}))
-        return bench.load(path)
-
-    old = run(tmp_path / "old.json", (15.6, 16.36, 0.37), (3.66, 7.14, 2.61))
-    new = run(tmp_path / "new.json", (14.71, 15.88, 0.67), (3.61, 3.75, 0.05))
+    old = _pair(tmp_path / "old.json", (15.6, 16.36, 0.37), (3.66, 7.14, 2.61))
+    new = _pair(tmp_path / "new.json", (14.71, 15.88, 0.67), (3.61, 3.75, 0.05))
     (row,), _, _, _ = bench.compare(old, new)
     assert row.verdict == "same"
     assert row.change == pytest.approx((14.71 / 3.61) / (15.6 / 3.66) - 1)
+
+
+def test_a_baseline_that_settled_in_another_mode_is_not_a_regression(tmp_path):
+    """Seen in CI: an unchanged rerun where the float32 copy's fastest round was 4.06 µs in
+    one run and 3.27 µs in the next, each with a 1% IQR: torch's F.gelu went from 3.68 to
+    5.00 x copy (+36%, band ±25%) while its own fastest round moved 14.93 -> 16.34 µs (+9%)."""
+    old = _pair(tmp_path / "old.json", (14.93, 15.61, 0.30), (4.06, 4.18, 0.05))
+    new = _pair(tmp_path / "new.json", (16.34, 17.37, 0.47), (3.27, 3.39, 0.04))
+    (row,), _, _, _ = bench.compare(old, new)
+    assert row.change == pytest.approx((16.34 / 3.27) / (14.93 / 4.06) - 1)
+    assert row.time_change == pytest.approx(16.34 / 14.93 - 1)
+    assert row.band == pytest.approx(bench.SMALL_FLOOR) and row.verdict == "same"
+    # the planted slowdown of the same CI run: both moved, it is flagged
+    slow = _pair(tmp_path / "slow.json", (33.55, 35.15, 0.70), (6.19, 7.48, 0.44))
+    (row,), _, _, _ = bench.compare(old, slow)
+    assert row.verdict == "slower"
 
 
 def test_a_run_without_the_fastest_round_is_refused(tmp_path, capsys):

@@ -13,6 +13,12 @@ runs combined in quadrature; between the runs, SPREAD_MADS times the spread of a
 benchmarks' changes (1.4826 x their median absolute deviation, in log space - a change shared
 by every benchmark does not widen it, so a slowdown of everything is still flagged). Never
 below FLOOR.
+
+A verdict needs the benchmark's own fastest round to have left the band too, in the same
+direction: a copy baseline can settle in another mode for a whole run (fastest 4.06 µs in one
+unchanged CI run, 3.27 µs in the next, each with a 1% IQR) and move every ratio of its group
+by itself; load moves the fastest rounds, not the ratios. What this misses: a regression
+hidden by a machine that ran as much faster at the same time.
 """
 from __future__ import annotations
 
@@ -62,6 +68,7 @@ class Comparison:
     old: Timing
     new: Timing
     change: float  # relative change of the ratio: +1.0 is twice as slow
+    time_change: float  # relative change of the benchmark's own fastest round
     band: float
     verdict: str  # "slower", "faster" or "same"
 
@@ -128,16 +135,20 @@ def compare(old: dict[str, Timing], new: dict[str, Timing], floor: float = FLOOR
         a, b = old[name], new[name]
         within = k * math.sqrt(sum(s * s for s in a.spreads() + b.spreads()))
         band = max(floor, within, between)
-        shift = shifts[name]
-        verdict = ("slower" if shift > math.log1p(band) else
-                   "faster" if shift < -math.log1p(band) else "same")
-        rows.append(Comparison(name, a, b, math.expm1(shift), band, verdict))
+        edge = math.log1p(band)
+        shift, time_shift = shifts[name], math.log(b.own.fastest / a.own.fastest)
+        verdict = ("slower" if min(shift, time_shift) > edge else
+                   "faster" if max(shift, time_shift) < -edge else "same")
+        rows.append(Comparison(name, a, b, math.expm1(shift), math.expm1(time_shift), band,
+                               verdict))
     return rows, sorted(old.keys() - new.keys()), sorted(new.keys() - old.keys()), spread
 
 
 def render(rows: list[Comparison]) -> tuple[list[str], list[list]]:
-    header = ["benchmark", "old (x copy)", "new (x copy)", "change", "noise band", "verdict"]
+    header = ["benchmark", "old (x copy)", "new (x copy)", "change", "own time", "noise band",
+              "verdict"]
     body = [[r.name, f"{r.old.ratio:.3g}", f"{r.new.ratio:.3g}", f"{r.change:+.1%}",
-             f"±{r.band:.1%}", r.verdict.upper() if r.verdict != "same" else "same"]
+             f"{r.time_change:+.1%}", f"±{r.band:.1%}",
+             r.verdict.upper() if r.verdict != "same" else "same"]
             for r in rows]
     return header, body
