@@ -189,3 +189,39 @@ def test_a_known_run_of_every_other_encoding_is_checked_in_full(sweep_path):
     assert known.matches(expected.copy(), x)
     expected.view(np.uint32)[-1] ^= 1
     assert not known.matches(expected, x)
+
+
+def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
+    """_dense reads bins 0 to 3 and the sums off one pass's counts: they must be what binning
+    each error against the histogram's edges and summing the finite ones give, in both paths -
+    errors at the bins' edges (1/2, 1, 2, 4), far above, inf (a result of inf) and NaN."""
+    from gelucheck.sweep.stats import histogram_edges
+
+    rng = np.random.default_rng(11)
+    n = 5000
+    bits = np.arange(0x3F800000, 0x3F800000 + n, dtype=np.uint32)
+    v = bits.view(np.float32).astype(np.float64) + 2.0**-30
+    unit = np.full(n, 2.0**-23)
+    ulps = np.concatenate([[0.5, 1.0, 2.0, 4.0, 2.0**40], rng.uniform(0, 9, n - 5)])
+    y = (v + rng.choice([-1, 1], n) * ulps * unit).astype(np.float32)
+    y[[7, 4000]] = np.inf
+    y[[9, 4001]] = np.nan
+    err = np.abs(y.astype(np.float64) - v) / unit
+    err[np.isnan(err)] = np.inf
+    regions = [("a", slice(0, 3000)), ("b", slice(3000, n))]
+    stats = chunk._dense(y, v, unit, bits, regions)
+    edges = histogram_edges()
+    expected = [int(np.count_nonzero(err <= 0.5))]
+    expected += [int(np.count_nonzero((err > 0.5) & (err < edges[2])))]
+    expected += [int(np.count_nonzero((err >= lo) & (err < hi)))
+                 for lo, hi in zip(edges[2:-2], edges[3:-1])]
+    expected += [int(np.count_nonzero(err >= edges[-2]) - np.count_nonzero(np.isinf(err))),
+                 int(np.count_nonzero(np.isinf(err)))]
+    assert stats["histogram"] == expected and sum(expected) == n
+    for name, s in regions:
+        figures, e = stats["regions"][name], err[s]
+        assert figures["not_correctly_rounded"] == np.count_nonzero(e > 0.5)
+        assert figures["n_finite"] == np.count_nonzero(np.isfinite(e))
+        assert figures["sum_ulp"] == pytest.approx(e[np.isfinite(e)].sum(), rel=2.0**-40)
+        assert figures["worst_bits"] == bits[s][np.argmax(e)]
+    assert stats["max_abs_bits"] == bits[9] and math.isnan(stats["max_abs"])  # the first NaN

@@ -36,21 +36,14 @@ def _slices(x: np.ndarray) -> list[tuple[str, slice]]:
     return out
 
 
-def _stats(err: np.ndarray, bits: np.ndarray, wrong: np.ndarray | None = None) -> dict:
-    """n, the largest error and where, and the sum of the finite errors (err has no NaN).
-    ``wrong``: err > 1/2, when the caller has it already."""
+def _stats(err: np.ndarray, bits: np.ndarray, summary: tuple) -> dict:
+    """n, the largest error and where, the sum of the finite errors and the counts, from err
+    (no NaN) and its _measure summary."""
     i = int(np.argmax(err))
-    total = float(err.sum())
-    if np.isfinite(total):
-        n_finite = int(err.size)
-    else:
-        finite = np.isfinite(err)
-        n_finite, total = int(np.count_nonzero(finite)), float(err[finite].sum())
-    if wrong is None:
-        wrong = err > 0.5
+    total, infinite, wrong = summary[:3]
     return {"n": int(err.size), "max_ulp": float(err[i]), "worst_bits": int(bits[i]),
-            "sum_ulp": total, "n_finite": n_finite,
-            "not_correctly_rounded": int(np.count_nonzero(wrong))}
+            "sum_ulp": float(total), "n_finite": int(err.size - infinite),
+            "not_correctly_rounded": int(wrong)}
 
 
 BLOCK = 1 << 17  # inner block: its temporaries stay in cache and in malloc's free lists
@@ -163,35 +156,62 @@ def _known(known: Known, x: np.ndarray, bits: np.ndarray, region: str) -> dict:
 DENSE = 16  # more outputs than 1 in DENSE not correctly rounded: measure all of them
 
 
-def _errors(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(|y - v|, that in ulps): NaN in the first where y is NaN, inf in the second (a NaN result
-    where the exact value is a number). One compiled pass, or four NumPy ones."""
-    d, err = np.empty(len(y)), np.empty(len(y))
+def _measure(y: np.ndarray, v: np.ndarray, unit: np.ndarray, d: np.ndarray,
+             err: np.ndarray) -> tuple:
+    """Fill d = |y - v| (NaN where y is NaN) and err = d in ulps (inf where y is NaN: a NaN
+    result where the exact value is a number); return (sum of the finite err, how many are
+    infinite, how many exceed 1/2, and are at least 1, 2, 4). One compiled pass, or NumPy's."""
     if (compiled := fastref.kernels()) is not None:
-        compiled.errors(y, v, unit, d, err)
-        return d, err
+        return compiled.errors(y, v, unit, d, err)
     np.copyto(d, y)  # then in place: a mixed float32-float64 ufunc casts through buffers
     np.subtract(d, v, out=d)
     np.abs(d, out=d)
     with np.errstate(invalid="ignore"):
         np.divide(d, unit, out=err)
     err[np.isnan(err)] = np.inf
+    total = float(err.sum())
+    infinite = 0
+    if not np.isfinite(total):
+        finite = np.isfinite(err)
+        infinite, total = int(err.size - np.count_nonzero(finite)), float(err[finite].sum())
+    return (total, infinite, int(np.count_nonzero(err > 0.5)),
+            *(int(np.count_nonzero(err >= k)) for k in (1.0, 2.0, 4.0)))
+
+
+def _errors(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(|y - v|, that in ulps), as _measure fills them."""
+    d, err = np.empty(len(y)), np.empty(len(y))
+    _measure(y, v, unit, d, err)
     return d, err
+
+
+def _histogram(err: np.ndarray, summary: tuple) -> np.ndarray:
+    """The histogram of err: bins 0 to 3 ([0, 1/2], (1/2, 1), [1, 2), [2, 4)) from _measure's
+    counts, and only the errors of 4 ulps and more binned one by one (a good implementation
+    has none)."""
+    n_wrong, at_least_one, at_least_two, at_least_four = summary[2:]
+    if at_least_four:
+        counts = histogram(np.compress(err >= 4.0, err))
+    else:
+        counts = np.zeros(BINS, dtype=np.int64)
+    counts[:4] = (len(err) - n_wrong, n_wrong - at_least_one, at_least_one - at_least_two,
+                  at_least_two - at_least_four)
+    return counts
 
 
 def _dense(y: np.ndarray, v: np.ndarray, unit: np.ndarray, bits: np.ndarray,
            regions: list) -> dict:
     """The statistics of y measured on every input in float64."""
-    d, err = _errors(y, v, unit)
-    j = int(np.argmax(d))  # the first NaN, else the first largest
-    max_abs = float(d[j])
-    wrong = err > 0.5  # one pass, shared by the regions' counts and the histogram
+    d, err = np.empty(len(y)), np.empty(len(y))
+    by_region, counts = {}, 0
     # the regions partition the chunk: the overall figures are merged from theirs
-    by_region = {name: _stats(err[s], bits[s], wrong[s]) for name, s in regions}
+    for name, s in regions:
+        summary = _measure(y[s], v[s], unit[s], d[s], err[s])
+        by_region[name] = _stats(err[s], bits[s], summary)
+        counts = counts + _histogram(err[s], summary)
     stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
-    counts = histogram(np.compress(wrong, err))  # not err[wrong]: 6x slower when many are
-    counts[0] = len(err) - stats["not_correctly_rounded"]
-    stats.update({"max_abs": max_abs, "max_abs_bits": int(bits[j]),
+    j = int(np.argmax(d))  # the first NaN, else the first largest
+    stats.update({"max_abs": float(d[j]), "max_abs_bits": int(bits[j]),
                   "histogram": counts.tolist(), "regions": by_region})
     return stats
 
@@ -212,9 +232,12 @@ class Rounded:
         rounded = v.astype(np.float32)
         self.v, self.unit, self.bits, self.regions = v, unit, bits, regions
         self.rounded_bits = rounded.view(np.uint32)
-        self.absolute, self.err = _errors(rounded, v, unit)
+        self.absolute, self.err = np.empty(len(v)), np.empty(len(v))
+        self.by_region = {}
+        for name, s in regions:
+            summary = _measure(rounded[s], v[s], unit[s], self.absolute[s], self.err[s])
+            self.by_region[name] = _stats(self.err[s], bits[s], summary)
         self.j = int(np.argmax(self.absolute))
-        self.by_region = {name: _stats(self.err[s], bits[s]) for name, s in regions}
         # the index of each region's (first) largest error, read off its encoding
         self.first = {name: r["worst_bits"] - int(bits[0]) for name, r in self.by_region.items()}
 
