@@ -225,3 +225,20 @@ def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
         assert figures["sum_ulp"] == pytest.approx(e[np.isfinite(e)].sum(), rel=2.0**-40)
         assert figures["worst_bits"] == bits[s][np.argmax(e)]
     assert stats["max_abs_bits"] == bits[9] and math.isnan(stats["max_abs"])  # the first NaN
+
+
+def test_an_implementation_that_writes_to_its_inputs_is_its_error_alone(sweep_path):
+    """A block's inputs go to each implementation without a copy (tested intact afterwards):
+    one that overwrites them is an error, and the implementation after it is measured on the
+    block's own inputs - the figures it has when measured alone."""
+    from gelucheck.backends import load_user
+
+    mutating, rounded = (load_user(f"sweep_impls:{name}", "gelu")
+                         for name in ("in_place_gelu", "rounded_gelu"))
+    start = 0x3F800000
+    both = chunk.evaluate([mutating, rounded], "gelu", start, start + 5000)["implementations"]
+    alone = chunk.evaluate([rounded], "gelu", start, start + 5000)["implementations"]
+    assert "modified its input in place" in both[f"{mutating.id}/gelu"]["error"]
+    key = f"{rounded.id}/gelu"
+    for name in ("n", "max_ulp", "worst_bits", "sum_ulp", "histogram", "max_abs_bits"):
+        assert both[key][name] == alone[key][name], name

@@ -519,6 +519,9 @@ def warm_kernels() -> float | None:
         _compiled_middle(GELU, x, v, unit)
     kernels().errors(x32, v, unit, np.empty(2), np.empty(2))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
+    bits = np.empty(2, dtype=np.uint32)
+    kernels().encodings(bits, np.uint32(1))
+    kernels().consecutive(bits, np.uint32(1))
     return time.perf_counter() - begun
 
 

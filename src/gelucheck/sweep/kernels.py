@@ -135,3 +135,21 @@ def matches(y, first, slope, offset):
         zero = (expected & np.uint32(0x7FFFFFFF)) == 0
         bad |= diff & (np.uint32(0x7FFFFFFF) if zero else np.uint32(0xFFFFFFFF))
     return bad == 0
+
+
+@njit(cache=True, nogil=True)
+def encodings(out, first):
+    """out = first, first + 1, ...: a block's inputs (NumPy's add of a stored range reads
+    twice the memory, and np.arange is slower still)."""
+    for i in range(out.shape[0]):
+        out[i] = first + np.uint32(i)
+
+
+@njit(cache=True, nogil=True)
+def consecutive(bits, first):
+    """Whether bits are still first, first + 1, ... - a zero's sign included: an
+    implementation handed its block's inputs has not written to them."""
+    bad = np.uint32(0)
+    for i in range(bits.shape[0]):
+        bad |= bits[i] ^ (first + np.uint32(i))
+    return bad == 0
