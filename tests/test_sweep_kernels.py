@@ -66,6 +66,29 @@ def test_compiled_phi_and_gelu_are_16_times_inside_their_bound(function):
     assert worst < fastref.COMPILED_BOUND / 16, math.log2(worst)
 
 
+@pytest.mark.parametrize("function", ["phi", "gelu"])
+def test_the_series_near_zero_is_16_times_inside_the_bound(function):
+    """|x| < 1/8 is computed from erf's series (kernels.phi_series): against mpmath at 40
+    digits, log-uniform over every binade from 2^-30 (the middle's start) up, both signs, in
+    one run that also crosses into the table at 1/8 (the cut between the loops)."""
+    _kernels()
+    f = get_function(function)
+    rng = np.random.default_rng(8)
+    edge = np.float32(fastref.kernels().TAYLOR_EDGE)
+    magnitudes = np.concatenate([2.0 ** rng.uniform(-30, -3, 400),
+                                 [np.nextafter(edge, np.float32(0)), edge, 0.13, 2.0**-30]])
+    magnitudes = np.unique(magnitudes.astype(np.float32))
+    worst = 0.0
+    for sign in (-1, 1):
+        x = np.sort((sign * magnitudes).astype(np.float32))
+        v, _, _ = _phi_block(function, x)
+        with mpmath.workdps(40):
+            for xi, vi in zip(x.tolist(), v.tolist()):
+                exact = f.mp(mpmath.mpf(xi))
+                worst = max(worst, float(abs((vi - exact) / exact)))
+    assert worst < fastref.COMPILED_BOUND / 16, math.log2(worst)
+
+
 def test_the_table_is_mpmaths_fit():
     """Three rows fitted afresh equal the stored ones, bit for bit."""
     for k in (0, 37, phi_table.INTERVALS - 1):

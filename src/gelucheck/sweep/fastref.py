@@ -514,8 +514,8 @@ def warm_kernels() -> float | None:
         return None
     begun = time.perf_counter()
     x32 = np.array([0.5, 0.75], dtype=np.float32)
-    for x in (x32, x32.astype(np.float64)):  # a block's own order; the generic path's
-        v, unit = np.empty(2), np.empty(2)
+    for x in (x32, x32.astype(np.float64), x32 / 16):  # a block's own order; the generic
+        v, unit = np.empty(2), np.empty(2)  # path's; the series
         _compiled_middle(GELU, x, v, unit)
     kernels().errors(x32, v, unit, np.empty(2), np.empty(2))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
@@ -532,41 +532,55 @@ def relative_bound(function: str | Function) -> float:
     return COMPILED_BOUND if compiled else RELATIVE_BOUND
 
 
+def _piece(x: float) -> int:
+    """Which compiled loop computes x: 0 the series (|x| < kernels.TAYLOR_EDGE), k + 1
+    phi_block on interval k of phi_table."""
+    return 0 if abs(x) < kernels().TAYLOR_EDGE else phi_table.interval(x) + 1
+
+
+def _piece_start(p: int) -> float:
+    """The smallest |x| of piece p (> 0)."""
+    return kernels().TAYLOR_EDGE if p == 1 else (p - 1) * phi_table.INTERVAL
+
+
 def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
                      unit: np.ndarray) -> np.ndarray:
-    """kernels.phi_block over an ascending x of one sign between the far left and
-    saturation (or any monotone x within one interval), one interval of phi_table at a time;
-    returns the doubts."""
+    """The compiled loops over an ascending x of one sign between the far left and
+    saturation (or any monotone x within one piece), one piece (the series, or an interval
+    of phi_table) at a time; returns the doubts."""
     doubt = np.empty(len(x), dtype=np.bool_)
     if not len(x):
         return doubt
-    first, last = phi_table.interval(float(x[0])), phi_table.interval(float(x[-1]))
+    first, last = _piece(float(x[0])), _piece(float(x[-1]))
     bounds = [0, len(x)]
     if first != last:
-        edges = np.arange(min(first, last) + 1, max(first, last) + 1) * phi_table.INTERVAL
+        edges = [_piece_start(p) for p in range(min(first, last) + 1, max(first, last) + 1)]
         cuts = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
         if x[0] < 0:  # |x| descends along x: cut positions from the other end
             cuts = len(x) - cuts[::-1]
         bounds = [0, *cuts.tolist(), len(x)]
-    ks = range(first, last + 1) if first <= last else range(first, last - 1, -1)
-    for k, a, b in zip(ks, bounds[:-1], bounds[1:]):
-        if b > a:
-            kernels().phi_block(x[a:b], phi_table.rows()[k], phi_table.centre(k),
-                                function == GELU, COMPILED_BOUND, v[a:b], unit[a:b],
-                                doubt[a:b])
+    ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
+    gelu = function == GELU
+    for p, a, b in zip(ps, bounds[:-1], bounds[1:]):
+        if b <= a:
+            continue
+        if p == 0:
+            kernels().phi_series(x[a:b], gelu, COMPILED_BOUND, v[a:b], unit[a:b], doubt[a:b])
+        else:
+            kernels().phi_block(x[a:b], phi_table.rows()[p - 1], phi_table.centre(p - 1),
+                                gelu, COMPILED_BOUND, v[a:b], unit[a:b], doubt[a:b])
     return doubt
 
 
 def _one_interval(function: Function, x: np.ndarray):
     """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside one part of the middle
-    and one interval of phi_table, from one compiled loop in x's own order (no float64 copy,
+    and one piece of the compiled loops, from one loop in x's own order (no float64 copy,
     no reversal); None for any other run, or without numba."""
     if function not in (PHI, GELU) or not len(x) or not kernels():
         return None
     lo, hi = sorted((float(x[0]), float(x[-1])))
     inside = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
-    k = phi_table.interval(lo)
-    if not inside or phi_table.interval(hi) != k:
+    if not inside or _piece(lo) != _piece(hi):
         return None
     v, unit = np.empty(len(x)), np.empty(len(x))
     return v, unit, _compiled_middle(function, x, v, unit)
