@@ -265,3 +265,44 @@ def test_an_implementation_that_writes_to_its_inputs_is_its_error_alone(sweep_pa
     key = f"{rounded.id}/gelu"
     for name in ("n", "max_ulp", "worst_bits", "sum_ulp", "histogram", "max_abs_bits"):
         assert both[key][name] == alone[key][name], name
+
+
+def test_subnormal_values_are_judged_against_the_fixed_quantum():
+    """kernels._judge with ``subnormal``: a value on (or within the bound of) a float32
+    subnormal rounding midpoint is in doubt, one on a subnormal float32 is not - the test that
+    the loops skip only where no value can be subnormal."""
+    from numba import njit
+
+    k = _kernels()
+    judge = k._judge
+
+    @njit
+    def doubts(values, bound):
+        slack = np.int64(bound * 2.0**53)
+        subnormal_slack = 0.5 * k.QUANTUM - bound * k.SMALLEST_NORMAL
+        return np.array([judge(value, False, slack, subnormal_slack, True)[1]
+                         for value in values])
+
+    q = 2.0**-149
+    n = np.array([1.0, 3.0, 1000.0, 2.0**22 + 7])
+    midpoints = (n + 0.5) * q
+    near = midpoints * (1 + 2.0**-50)
+    on_floats = n * q
+    assert doubts(midpoints, 2.0**-46).all() and doubts(near, 2.0**-46).all()
+    assert not doubts(on_floats, 2.0**-46).any()
+
+
+def test_the_loops_skip_the_subnormal_test_only_above_minus_12(monkeypatch):
+    """Φ(-12) and GELU(-12) are float32 normal numbers (mpmath), so x >= -12 needs no
+    subnormal test; below, where Φ(-13.5) is subnormal, phi_block is told to make it."""
+    k = _kernels()
+    with mpmath.workdps(30):
+        assert mpmath.ncdf(-12) > 2.0**-126 and mpmath.ncdf(-13.5) < 2.0**-126
+    assert fastref.NORMAL_ABOVE <= -12
+    told = []
+    real = k.phi_block
+    monkeypatch.setattr(k, "phi_block", lambda *a: told.append(a[5]) or real(*a))
+    for lo, hi in ((-13.45, -13.3), (-2.95, -2.8)):  # one interval each
+        x = np.linspace(lo, hi, 50, dtype=np.float32)
+        fastref._compiled_middle(get_function("gelu"), x, np.empty(50), np.empty(50))
+    assert told == [True, False]

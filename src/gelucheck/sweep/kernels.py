@@ -59,11 +59,12 @@ SERIES = np.array([(-0.5) ** k / (math.factorial(k) * (2 * k + 1)) for k in rang
 
 
 @njit(inline="always", error_model="numpy")
-def _judge(value, phi_right, slack, subnormal_slack):
+def _judge(value, phi_right, slack, subnormal_slack, subnormal):
     """float32's ulp of the exact value near ``value``, and whether value lies within the
     bound (slack: in float64 last places of its binade) of a float32 rounding midpoint or of
     a power of two, as fastref._uncertain tests it. ``phi_right``: Φ in (1/2, 1), whose ulp
-    and side of 1/2 are known."""
+    and side of 1/2 are known. ``subnormal``: whether value may lie below float32's normal
+    range, whose test costs as much as all the rest (vectorized, both sides are computed)."""
     bits = _as_int(value)
     if phi_right:
         unit = PHI_RIGHT_UNIT
@@ -72,7 +73,7 @@ def _judge(value, phi_right, slack, subnormal_slack):
         unit = _as_float(max((bits & EXPONENT_FIELD) - PRECISION_SHIFT, UNIT_FLOOR))
         power = ((bits + slack + 1) & FRACTION_MASK) <= 2 * slack + 1
     midpoint = ((bits + (slack - HALF)) & LOW) <= 2 * slack
-    if abs(value) < SMALLEST_NORMAL:  # the quantum is fixed: test against it directly
+    if subnormal and abs(value) < SMALLEST_NORMAL:  # the quantum is fixed: test against it directly
         residual = abs(value - math.floor(value / QUANTUM + 0.5) * QUANTUM)
         return unit, residual > subnormal_slack and value != 0.0
     return unit, midpoint or power
@@ -80,10 +81,11 @@ def _judge(value, phi_right, slack, subnormal_slack):
 
 # contract: a*b + c as one fused multiply-add (the bound is measured with it)
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
-def phi_block(x, c, centre, gelu, bound, v, unit, doubt):
+def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
     """Φ(x) (or GELU, x·Φ(x)) for x of one sign whose -|x| lies in the interval of ``centre``
     (c: R's coefficients there), into v; float32's ulp of it into unit; and whether v lies
-    within ``bound`` (relative) of a float32 rounding midpoint or of a power of two (doubt).
+    within ``bound`` (relative) of a float32 rounding midpoint or of a power of two (doubt);
+    ``subnormal``: whether a value may lie below float32's normal range (x < -12).
 
     φ = exp(-x²/2)/√(2π): x² exact for float32 x; exp by Cody-Waite reduction (n = round(t/ln 2),
     r = t - n·ln 2 in two parts) and Taylor's degree 13 on |r| <= ln2/2 (truncation below
@@ -108,13 +110,15 @@ def phi_block(x, c, centre, gelu, bound, v, unit, doubt):
         if gelu:
             value = xi * value
         v[i] = value
-        unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack)
+        unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack,
+                                   subnormal)
 
 
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
 def phi_series(x, gelu, bound, v, unit, doubt):
-    """phi_block for |x| <= TAYLOR_EDGE, from the series: 7 terms instead of exp's 14 and
-    R's 12 (two thirds of the middle's inputs lie here)."""
+    """phi_block for |x| < TAYLOR_EDGE (from 2^-30: no value is subnormal), from the
+    series: 7 terms instead of exp's 14 and R's 12 (two thirds of the middle's inputs lie
+    here)."""
     slack = np.int64(bound * 2.0**53)
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
@@ -127,7 +131,7 @@ def phi_series(x, gelu, bound, v, unit, doubt):
         if gelu:
             value = xi * value
         v[i] = value
-        unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack)
+        unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack, False)
 
 
 # reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here)
