@@ -306,3 +306,20 @@ def test_the_loops_skip_the_subnormal_test_only_above_minus_12(monkeypatch):
         x = np.linspace(lo, hi, 50, dtype=np.float32)
         fastref._compiled_middle(get_function("gelu"), x, np.empty(50), np.empty(50))
     assert told == [True, False]
+
+
+@pytest.mark.parametrize("function", ["phi", "gelu"])
+@pytest.mark.parametrize("start", [0x00000000, 0x80000000, 0x00400001, 0x807FF000, 0x00FFF000,
+                                   0x0C000000, 0x30800000 - 3000, 0xB0800000 - 3000])
+def test_the_tiny_part_is_numpys_bit_for_bit(function, start, monkeypatch):
+    """|x| <= 2^-30 (zeros, odd subnormals whose GELU is a float32 tie, the edge at 2^-30,
+    both signs): the compiled loop gives the NumPy path's values and units, bit for bit, and
+    no close call."""
+    _kernels()
+    x = np.arange(start, start + 3000, dtype=np.uint32).view(np.float32)
+    compiled = fastref.reference(function, x, monotone=True)
+    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    numpy = fastref.reference(function, x, monotone=True)
+    for a, b in zip(compiled[:2], numpy[:2]):
+        assert np.array_equal(a.view(np.int64), b.view(np.int64))
+    assert compiled[2] == numpy[2] == 0

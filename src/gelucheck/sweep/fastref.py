@@ -519,6 +519,7 @@ def warm_kernels() -> float | None:
         _compiled_middle(GELU, x, v, unit)
     kernels().errors(x32, v, unit, np.empty(2), np.empty(2))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
+    kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
     bits = np.empty(2, dtype=np.uint32)
     kernels().encodings(bits, np.uint32(1))
     kernels().consecutive(bits, np.uint32(1))
@@ -580,16 +581,19 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
 
 
 def _one_interval(function: Function, x: np.ndarray):
-    """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside one part of the middle
-    and one piece of the compiled loops, from one loop in x's own order (no float64 copy,
-    no reversal); None for any other run, or without numba."""
+    """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside the tiny part, or inside
+    one part of the middle and one piece of the compiled loops, from one loop in x's own
+    order (no float64 copy, no reversal); None for any other run, or without numba."""
     if function not in (PHI, GELU) or not len(x) or not kernels():
         return None
     lo, hi = sorted((float(x[0]), float(x[-1])))
+    v, unit = np.empty(len(x)), np.empty(len(x))
+    if -TINY < lo and hi <= TINY:  # the tiny part, as _fill computes it
+        kernels().tiny_block(x, function == GELU, v, unit)
+        return v, unit, np.zeros(len(x), dtype=np.bool_)
     inside = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
     if not inside or _piece(lo) != _piece(hi):
         return None
-    v, unit = np.empty(len(x)), np.empty(len(x))
     return v, unit, _compiled_middle(function, x, v, unit)
 
 

@@ -134,6 +134,25 @@ def phi_series(x, gelu, bound, v, unit, doubt):
         unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack, False)
 
 
+@njit(cache=True, error_model="numpy", nogil=True)
+def tiny_block(x, gelu, v, unit):
+    """fastref._fill's part |x| <= 2^-30 for Φ (1/2 + φ(0)·x) or GELU (x·(1/2 + φ(0)·x),
+    nudged one float64 ulp towards +inf where float64 lost the x² term), operation for
+    operation (no fused multiply-add), into v and unit; no value there is in doubt."""
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        if gelu:
+            value = (xi * PHI0 + 0.5) * xi
+            if value == xi * 0.5 and xi != 0.0:
+                value = _as_float(_as_int(value) + (1 if value > 0 else -1))
+            unit[i] = _as_float(max((_as_int(value) & EXPONENT_FIELD) - PRECISION_SHIFT,
+                                    UNIT_FLOOR))
+        else:
+            value = 0.5 + xi * PHI0
+            unit[i] = 2.0**-25 if xi < 0 else PHI_RIGHT_UNIT  # the side of 1/2: x's sign
+        v[i] = value
+
+
 # reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here)
 @njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
 def errors(y, v, unit, d, e):
