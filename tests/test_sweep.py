@@ -700,3 +700,24 @@ def test_uncertain_is_its_definition_at_every_edge(side_known):
     got = fastref._uncertain(v, side_known)
     assert np.array_equal(got, want)
     assert 0 < want.sum() < len(want)
+
+
+def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
+    """The workers are spawned before the implementations are resolved (they start while
+    this process does the same): a refused sweep stops them at once, as does a finished one
+    - no process is left behind either way."""
+    import multiprocessing
+
+    from gelucheck.errors import UsageError
+
+    with pytest.raises(UsageError, match="numpy offers"):
+        runner.sweep([{"kind": "builtin", "impl": "numpy:nothing", "function": "gelu"}],
+                     "gelu", (0x3F800000, 0x3F810000), workers=2, progress=False)
+    assert not multiprocessing.active_children()
+    spec = [{"kind": "builtin", "impl": "scipy:ndtr", "function": "phi"}]
+    two_tasks = (0x3F000000, 0x3F000000 + 2 * runner.TASK)
+    out = runner.sweep(spec, "phi", two_tasks, workers=2, progress=False)
+    alone = runner.sweep(spec, "phi", two_tasks, workers=1, progress=False)
+    assert not multiprocessing.active_children()
+    assert out[0].figures.max_ulp == alone[0].figures.max_ulp
+    assert out[0].figures.n_inputs == alone[0].figures.n_inputs == 2 * runner.TASK

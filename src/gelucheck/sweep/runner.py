@@ -7,6 +7,8 @@ import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
@@ -118,32 +120,56 @@ def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]
             "range": [hex32(span[0]), hex32(span[1])], "task": TASK}
 
 
-def _in_processes(pending: list[tuple[int, int]], workers: int, specs: list[dict],
-                  function: Function, done) -> None:
-    """Run the tasks over worker processes, calling ``done`` with each result as it comes.
-    A worker that dies ends the run with an error (the finished tasks are kept); Ctrl-C
-    stops the workers at once."""
+@dataclass
+class _Pool:
+    executor: ProcessPoolExecutor
+    used: bool = False  # all its tasks ran: shut down in order, else stopped at once
+
+
+@contextmanager
+def _workers(count: int, specs: list[dict], function: Function):
+    """A pool of ``count`` worker processes (None for one: this process works alone), spawned
+    at once so that they import and resolve the implementations while this process does the
+    same (1.5 s a process here, a third of a whole-float32 sweep). On an error, Ctrl-C or
+    when unused, the workers are stopped at once."""
+    if count <= 1:
+        yield None
+        return
     ctx = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker,
-                               initargs=(specs, function.name))
-    finished = False
+    pool = _Pool(ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
+                                     initargs=(specs, function.name)))
+    for _ in range(count):  # each submission spawns a worker: all of them now
+        pool.executor.submit(int)
     try:
-        futures = [pool.submit(_run_task, t) for t in pending]
+        yield pool
+    finally:
+        # every result is in, or none is wanted: no waiting for the workers to wind down
+        # (torch's teardown took 0.8 s here)
+        children = multiprocessing.active_children()
+        for child in children:
+            child.terminate()
+        for child in children:  # reaped, so that none outlives the sweep
+            child.join(5)
+            if child.is_alive():
+                child.kill()
+                child.join()
+        # wait when all went well: an executor left running at exit may write to a closed
+        # pipe in CPython's atexit hook ("Exception ignored ... Bad file descriptor")
+        pool.executor.shutdown(wait=pool.used, cancel_futures=True)
+
+
+def _in_processes(pool: _Pool, pending: list[tuple[int, int]], done) -> None:
+    """Run the tasks over the worker processes, calling ``done`` with each result as it
+    comes. A worker that dies ends the run with an error (the finished tasks are kept)."""
+    futures = [pool.executor.submit(_run_task, t) for t in pending]
+    try:
         for future in as_completed(futures):
             done(future.result())
-        finished = True
     except BrokenProcessPool:
         raise SweepError("a sweep worker process died (killed, out of memory, or crashed in "
                          "an implementation); the finished tasks are kept in --checkpoint, "
                          "if given: rerun with it to resume") from None
-    except BaseException:
-        for child in multiprocessing.active_children():  # Ctrl-C: no waiting for tasks
-            child.terminate()
-        raise
-    finally:
-        # wait when all went well: an executor left running at exit may write to a closed
-        # pipe in CPython's atexit hook ("Exception ignored ... Bad file descriptor")
-        pool.shutdown(wait=finished, cancel_futures=True)
+    pool.used = True
 
 
 def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers: int = 1,
@@ -151,36 +177,37 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     function = get_function(function)
     if workers < 1:
         raise SweepError(f"--workers {workers}: need at least 1")
-    impls = [i for s in specs for i in resolve(s)]
-    if not impls:
-        raise SweepError(f"no implementation of {function} to sweep in {specs}")
-    store = Checkpoint(checkpoint, _meta(function, impls, span))
-    todo = tasks(*span)
-    saved = {t: store.done(t) for t in todo}
-    finished = [r for r in saved.values() if r is not None]
-    pending = [t for t, r in saved.items() if r is None]
-    compile_s = warm_kernels() if pending else None  # compiled once, here, for all workers
-    bar = progress_bar(sum(b - a for a, b in todo), f"sweep {function.name}", progress,
-                       unit="input")
-    bar.update(sum(r["stop"] - r["start"] for r in finished))
-    start = time.perf_counter()
+    compile_s = warm_kernels()  # compiled once, here, before the workers load them
+    with _workers(workers, specs, function) as pool:
+        impls = [i for s in specs for i in resolve(s)]
+        if not impls:
+            raise SweepError(f"no implementation of {function} to sweep in {specs}")
+        store = Checkpoint(checkpoint, _meta(function, impls, span))
+        todo = tasks(*span)
+        saved = {t: store.done(t) for t in todo}
+        finished = [r for r in saved.values() if r is not None]
+        pending = [t for t, r in saved.items() if r is None]
+        bar = progress_bar(sum(b - a for a, b in todo), f"sweep {function.name}", progress,
+                           unit="input")
+        bar.update(sum(r["stop"] - r["start"] for r in finished))
+        start = time.perf_counter()
 
-    def done(result: dict) -> None:
-        store.save(result)
-        finished.append(result)
-        bar.update(result["stop"] - result["start"])
+        def done(result: dict) -> None:
+            store.save(result)
+            finished.append(result)
+            bar.update(result["stop"] - result["start"])
 
-    if workers == 1 or len(pending) <= 1:
-        _init_worker(specs, function.name)
-        for t in pending:
-            done(_run_task(t))
-    else:
-        _in_processes(pending, min(workers, len(pending)), specs, function, done)
+        if pool is None or len(pending) <= 1:
+            _init_worker(specs, function.name)
+            for t in pending:
+                done(_run_task(t))
+        else:
+            _in_processes(pool, pending, done)
     bar.close()
     out = results(merge_all(finished), impls, span)
     wall = time.perf_counter() - start
     for r in out:
         r.wall_s = wall
         r.n_evaluated = sum(b - a for a, b in pending)  # this run's, not the checkpointed
-        r.compile_s = compile_s
+        r.compile_s = compile_s if pending else None
     return out
