@@ -164,22 +164,33 @@ def test_compiled_and_numpy_paths_give_the_same_figures(function, start, monkeyp
         assert a["max_abs"] == pytest.approx(b["max_abs"], rel=2.0**-20, nan_ok=True), key
 
 
-def test_errors_are_the_numpy_passes(monkeypatch):
-    """|y - v| and that over the unit, NaN and inf as the NumPy passes give them."""
-    rng = np.random.default_rng(3)
-    v = rng.normal(size=1000)
-    unit = 2.0 ** rng.integers(-30, 0, 1000).astype(np.float64)
-    y = (v + rng.normal(size=1000) * unit).astype(np.float32)
-    y[[3, 500]] = np.nan
-    y[[4, 600]] = np.inf
-    y[7] = -np.inf
-    compiled = chunk._errors(y, v, unit)
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 4097])
+@pytest.mark.parametrize("outputs", ["plain", "ties", "nan", "inf"])
+def test_the_compiled_score_is_the_numpy_passes(n, outputs, monkeypatch):
+    """kernels.score (one pass, maxima per sub-block of 64, the tail padded) against NumPy's
+    passes over the errors: the same counts, maxima and first indices - ties of the largest
+    error and |y - v| in different sub-blocks, NaN outputs (the first NaN is the largest
+    |y - v|), infinite outputs - for lengths around the sub-block and the tail."""
     _kernels()
+    rng = np.random.default_rng(n)
+    v = rng.normal(size=n)
+    unit = 2.0 ** rng.integers(-30, 0, n).astype(np.float64)
+    y = (v + rng.normal(size=n) * 3 * unit).astype(np.float32)
+    if outputs == "ties" and n > 2:  # the same largest error and |y - v| twice, far apart
+        y[:], v[:], unit[:] = 1.0, 1.0, 2.0**-23
+        v[[n // 3, 2 * n // 3, n - 1]] = 1.0 + 2.0**-23 * 7
+    if outputs == "nan":
+        y[[n // 2, n - 1]] = np.nan
+    if outputs == "inf":
+        y[n // 3] = np.inf
+    compiled = chunk._score(y, v, unit)
     monkeypatch.setattr(fastref, "kernels", lambda: None)
-    numpy = chunk._errors(y, v, unit)
-    for a, b in zip(compiled, numpy):
-        assert np.array_equal(a, b, equal_nan=True)
-    assert np.isnan(compiled[0][[3, 500]]).all() and np.isinf(compiled[1][[3, 500, 4, 7]]).all()
+    numpy = chunk._score(y, v, unit)
+    for name in ("infinite", "above_half", "at_least_one", "at_least_two", "at_least_four",
+                 "max_ulp", "worst", "largest"):
+        assert getattr(compiled, name) == getattr(numpy, name), name
+    assert compiled.sum_ulp == pytest.approx(numpy.sum_ulp, rel=2.0**-40)
+    assert compiled.max_abs == pytest.approx(numpy.max_abs, rel=0, nan_ok=True)
 
 
 @pytest.mark.parametrize("function, start", [("gelu", 0xC2000000), ("gelu", 0x20000000),

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -36,14 +38,36 @@ def _slices(x: np.ndarray) -> list[tuple[str, slice]]:
     return out
 
 
-def _stats(err: np.ndarray, bits: np.ndarray, summary: tuple) -> dict:
-    """n, the largest error and where, the sum of the finite errors and the counts, from err
-    (no NaN) and its _measure summary."""
-    i = int(np.argmax(err))
-    total, infinite, wrong = summary[:3]
-    return {"n": int(err.size), "max_ulp": float(err[i]), "worst_bits": int(bits[i]),
-            "sum_ulp": float(total), "n_finite": int(err.size - infinite),
-            "not_correctly_rounded": int(wrong)}
+class Score(NamedTuple):
+    """One comparison of outputs with the reference (kernels.score, or NumPy's passes)."""
+
+    sum_ulp: float  # of the finite errors
+    infinite: int
+    above_half: int  # not correctly rounded
+    at_least_one: int
+    at_least_two: int
+    at_least_four: int
+    max_ulp: float
+    worst: int  # index of the first largest error
+    max_abs: float  # the largest |y - v|, NaN where an output is NaN
+    largest: int  # index: the first NaN output, else the first largest |y - v|
+
+
+def _stats(score: Score, bits: np.ndarray) -> dict:
+    """n, the largest error and where, the sum of the finite errors and the counts."""
+    return {"n": int(bits.size), "max_ulp": float(score.max_ulp),
+            "worst_bits": int(bits[score.worst]), "sum_ulp": float(score.sum_ulp),
+            "n_finite": int(bits.size - score.infinite),
+            "not_correctly_rounded": int(score.above_half)}
+
+
+def _largest(parts: list[tuple[float, int]]) -> tuple[float, int]:
+    """The largest of (|y - v|, index) pairs of disjoint parts as np.argmax picks it over
+    the whole: the first NaN, else the first largest."""
+    nans = [i for size, i in parts if math.isnan(size)]
+    if nans:
+        return math.nan, min(nans)
+    return max(parts, key=lambda p: (p[0], -p[1]))
 
 
 BLOCK = 1 << 17  # inner block: its temporaries stay in cache and in malloc's free lists
@@ -176,62 +200,63 @@ def _known(known: Known, x: np.ndarray, bits: np.ndarray, region: str) -> dict:
 DENSE = 16  # more outputs than 1 in DENSE not correctly rounded: measure all of them
 
 
-def _measure(y: np.ndarray, v: np.ndarray, unit: np.ndarray, d: np.ndarray,
-             err: np.ndarray) -> tuple:
-    """Fill d = |y - v| (NaN where y is NaN) and err = d in ulps (inf where y is NaN: a NaN
-    result where the exact value is a number); return (sum of the finite err, how many are
-    infinite, how many exceed 1/2, and are at least 1, 2, 4). One compiled pass, or NumPy's."""
-    if (compiled := fastref.kernels()) is not None:
-        return compiled.errors(y, v, unit, d, err)
-    np.copyto(d, y)  # then in place: a mixed float32-float64 ufunc casts through buffers
-    np.subtract(d, v, out=d)
+def _errors(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(|y - v|, that in ulps): NaN in the first where y is NaN, inf in the second (a NaN
+    result where the exact value is a number)."""
+    d = y.astype(np.float64)  # then in place: a mixed float32-float64 ufunc casts through
+    np.subtract(d, v, out=d)  # buffers
     np.abs(d, out=d)
     with np.errstate(invalid="ignore"):
-        np.divide(d, unit, out=err)
+        err = np.divide(d, unit)
     err[np.isnan(err)] = np.inf
+    return d, err
+
+
+def _score(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> Score:
+    """The comparison of outputs y with the reference: one compiled pass that writes nothing,
+    or NumPy's passes over the errors."""
+    if (compiled := fastref.kernels()) is not None:
+        return Score(*compiled.score(y, v, unit))
+    d, err = _errors(y, v, unit)
     total = float(err.sum())
     infinite = 0
     if not np.isfinite(total):
         finite = np.isfinite(err)
         infinite, total = int(err.size - np.count_nonzero(finite)), float(err[finite].sum())
-    return (total, infinite, int(np.count_nonzero(err > 0.5)),
-            *(int(np.count_nonzero(err >= k)) for k in (1.0, 2.0, 4.0)))
+    worst, largest = int(np.argmax(err)), int(np.argmax(d))  # argmax: the first NaN
+    return Score(total, infinite, int(np.count_nonzero(err > 0.5)),
+                 *(int(np.count_nonzero(err >= k)) for k in (1.0, 2.0, 4.0)),
+                 float(err[worst]), worst, float(d[largest]), largest)
 
 
-def _errors(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(|y - v|, that in ulps), as _measure fills them."""
-    d, err = np.empty(len(y)), np.empty(len(y))
-    _measure(y, v, unit, d, err)
-    return d, err
-
-
-def _histogram(err: np.ndarray, summary: tuple) -> np.ndarray:
-    """The histogram of err: bins 0 to 3 ([0, 1/2], (1/2, 1), [1, 2), [2, 4)) from _measure's
-    counts, and only the errors of 4 ulps and more binned one by one (a good implementation
-    has none)."""
-    n_wrong, at_least_one, at_least_two, at_least_four = summary[2:]
-    if at_least_four:
+def _histogram(y: np.ndarray, v: np.ndarray, unit: np.ndarray, score: Score) -> np.ndarray:
+    """The histogram of the errors: bins 0 to 3 ([0, 1/2], (1/2, 1), [1, 2), [2, 4)) from
+    the score's counts; only errors of 4 ulps and more are binned one by one, measured
+    again (a good implementation has none)."""
+    if score.at_least_four:
+        err = _errors(y, v, unit)[1]
         counts = histogram(np.compress(err >= 4.0, err))
     else:
         counts = np.zeros(BINS, dtype=np.int64)
-    counts[:4] = (len(err) - n_wrong, n_wrong - at_least_one, at_least_one - at_least_two,
-                  at_least_two - at_least_four)
+    counts[:4] = (len(y) - score.above_half, score.above_half - score.at_least_one,
+                  score.at_least_one - score.at_least_two,
+                  score.at_least_two - score.at_least_four)
     return counts
 
 
 def _dense(y: np.ndarray, v: np.ndarray, unit: np.ndarray, bits: np.ndarray,
            regions: list) -> dict:
     """The statistics of y measured on every input in float64."""
-    d, err = np.empty(len(y)), np.empty(len(y))
-    by_region, counts = {}, 0
+    by_region, counts, largest = {}, 0, []
     # the regions partition the chunk: the overall figures are merged from theirs
     for name, s in regions:
-        summary = _measure(y[s], v[s], unit[s], d[s], err[s])
-        by_region[name] = _stats(err[s], bits[s], summary)
-        counts = counts + _histogram(err[s], summary)
+        score = _score(y[s], v[s], unit[s])
+        by_region[name] = _stats(score, bits[s])
+        counts = counts + _histogram(y[s], v[s], unit[s], score)
+        largest.append((score.max_abs, s.start + score.largest))
     stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
-    j = int(np.argmax(d))  # the first NaN, else the first largest
-    stats.update({"max_abs": float(d[j]), "max_abs_bits": int(bits[j]),
+    max_abs, j = _largest(largest)
+    stats.update({"max_abs": max_abs, "max_abs_bits": int(bits[j]),
                   "histogram": counts.tolist(), "regions": by_region})
     return stats
 
@@ -249,15 +274,15 @@ class Rounded:
     only raise a maximum."""
 
     def __init__(self, v: np.ndarray, unit: np.ndarray, bits: np.ndarray, regions: list):
-        rounded = v.astype(np.float32)
+        self.rounded = v.astype(np.float32)
         self.v, self.unit, self.bits, self.regions = v, unit, bits, regions
-        self.rounded_bits = rounded.view(np.uint32)
-        self.absolute, self.err = np.empty(len(v)), np.empty(len(v))
-        self.by_region = {}
+        self.rounded_bits = self.rounded.view(np.uint32)
+        self.by_region, largest = {}, []
         for name, s in regions:
-            summary = _measure(rounded[s], v[s], unit[s], self.absolute[s], self.err[s])
-            self.by_region[name] = _stats(self.err[s], bits[s], summary)
-        self.j = int(np.argmax(self.absolute))
+            score = _score(self.rounded[s], v[s], unit[s])
+            self.by_region[name] = _stats(score, bits[s])
+            largest.append((score.max_abs, s.start + score.largest))
+        self.max_abs, self.j = _largest(largest)
         # the index of each region's (first) largest error, read off its encoding
         self.first = {name: r["worst_bits"] - int(bits[0]) for name, r in self.by_region.items()}
 
@@ -275,11 +300,11 @@ class Rounded:
         wrong = e[e > 0.5]
         counts = histogram(wrong)
         counts[0] = len(y) - len(wrong)
-        j, max_abs = self.j, float(self.absolute[self.j])
-        if diff.size:  # np.argmax, as the dense pass: the first NaN, else the first largest
-            k = int(np.argmax(diff))
-            if np.isnan(diff[k]) or diff[k] > max_abs or (diff[k] == max_abs and other[k] < j):
-                j, max_abs = int(other[k]), float(diff[k])
+        largest = [(self.max_abs, self.j)]
+        if diff.size:
+            k = int(np.argmax(diff))  # the first NaN, else the first largest
+            largest.append((float(diff[k]), int(other[k])))
+        max_abs, j = _largest(largest)
         stats.update({"max_abs": max_abs, "max_abs_bits": int(self.bits[j]),
                       "histogram": counts.tolist(), "regions": by_region})
         return stats
@@ -288,7 +313,7 @@ class Rounded:
         """_stats of the region with the outputs at ``at`` scoring ``e`` instead."""
         base = self.by_region[name]
         finite = np.isfinite(e)
-        replaced = self.err[at]
+        replaced = _errors(self.rounded[at], self.v[at], self.unit[at])[1]
         out = dict(base)
         out["sum_ulp"] = base["sum_ulp"] - float(replaced.sum()) + float(e[finite].sum())
         out["n_finite"] = base["n_finite"] - int(np.count_nonzero(~finite))

@@ -517,7 +517,7 @@ def warm_kernels() -> float | None:
     for x in (x32, x32.astype(np.float64), x32 / 16):  # a block's own order; the generic
         v, unit = np.empty(2), np.empty(2)  # path's; the series
         _compiled_middle(GELU, x, v, unit)
-    kernels().errors(x32, v, unit, np.empty(2), np.empty(2))
+    kernels().score(x32, v, unit)
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
     kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
     bits = np.empty(2, dtype=np.uint32)

@@ -28,6 +28,13 @@ def _as_float(typingctx, src):
 
 
 @intrinsic
+def _as_int32(typingctx, src):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.IntType(32))
+    return types.uint32(types.float32), codegen
+
+
+@intrinsic
 def _as_int(typingctx, src):
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], ir.IntType(64))
@@ -153,28 +160,94 @@ def tiny_block(x, gelu, v, unit):
         v[i] = value
 
 
+@njit(inline="always", error_model="numpy")
+def _error(yi, vi, ui):
+    """(|y - v|, that in ulps) of one output - inf for both where y is NaN - and whether y
+    is NaN (read off its encoding: no float comparison, so the loop stays vectorized)."""
+    nan = (_as_int32(yi) & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    d = np.inf if nan else abs(np.float64(yi) - vi)
+    return d, d / ui, nan
+
+
+SUB = 64  # outputs per sub-block: maxima are kept per sub-block, indices found in the best
+
+
 # reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here)
-@njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
-def errors(y, v, unit, d, e):
-    """d = |y - v| (NaN where y is), e = d / unit (inf where y is NaN), and in the same pass
-    (vectorized: the counts are integer sums, not branches) the sum of the finite e, how many
-    are infinite, and how many exceed 1/2, 1, 2 and 4 - the comparison's NumPy passes as one."""
+@njit(fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
+def _sub_blocks(y, v, unit):
+    """score's sums and counts over the whole sub-blocks of SUB, the largest error and
+    |y - v| as encodings, and the sub-blocks that hold them. (The end is computed here from
+    the length: passed in, it kept LLVM from vectorizing - 3x slower.)"""
+    n = y.shape[0]
     total = 0.0
-    infinite = above_half = above_one = above_two = above_four = 0
-    for i in range(y.shape[0]):
-        di = abs(np.float64(y[i]) - v[i])
-        d[i] = di
-        ei = di / unit[i]
-        ei = ei if ei == ei else np.inf
-        e[i] = ei
-        finite = ei < np.inf
-        total += ei if finite else 0.0
-        infinite += np.int64(not finite)
-        above_half += np.int64(ei > 0.5)
-        above_one += np.int64(ei >= 1.0)
-        above_two += np.int64(ei >= 2.0)
-        above_four += np.int64(ei >= 4.0)
-    return total, infinite, above_half, above_one, above_two, above_four
+    infinite = above_half = above_one = above_two = above_four = nans = 0
+    best_e = best_d = np.int64(-1)
+    at_e = at_d = 0
+    for a in range(0, n - n % SUB, SUB):
+        top_e = top_d = np.int64(-1)
+        for j in range(SUB):  # a fixed count: vectorized
+            d, e, nan = _error(y[a + j], v[a + j], unit[a + j])
+            finite = e < np.inf
+            total += e if finite else 0.0
+            infinite += np.int64(not finite)
+            nans += np.int64(nan)
+            above_half += np.int64(e > 0.5)
+            above_one += np.int64(e >= 1.0)
+            above_two += np.int64(e >= 2.0)
+            above_four += np.int64(e >= 4.0)
+            top_e = max(top_e, _as_int(e))
+            top_d = max(top_d, _as_int(d))
+        if top_e > best_e:
+            best_e, at_e = top_e, a
+        if top_d > best_d:
+            best_d, at_d = top_d, a
+    return (np.array([infinite, above_half, above_one, above_two, above_four, nans]), total,
+            best_e, at_e, best_d, at_d)
+
+
+@njit(cache=True, error_model="numpy", nogil=True)
+def score(y, v, unit):
+    """The comparison of y with the reference (v, unit) in one pass that writes nothing:
+    the sum of the finite errors in ulps, how many are infinite, how many exceed 1/2 and are
+    at least 1, 2, 4; the largest error and its first index; the largest |y - v| and its
+    first index (NaN and the first NaN output, if any: np.argmax's choice). Maxima are taken
+    on the encodings (non-negative floats order as integers), per sub-block of SUB, so that
+    the loop vectorizes; the first index is then found in the best sub-block. The last,
+    shorter sub-block is a padded copy, with exact outputs (0 against 0) that add nothing
+    and, coming last, never hold a first maximum."""
+    n = y.shape[0]
+    full = n - n % SUB
+    y_tail, v_tail = np.zeros(SUB, dtype=y.dtype), np.zeros(SUB)
+    unit_tail = np.ones(SUB)
+    y_tail[:n - full], v_tail[:n - full], unit_tail[:n - full] = y[full:], v[full:], unit[full:]
+    counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit)
+    tail = _sub_blocks(y_tail, v_tail, unit_tail)
+    counts += tail[0]
+    total += tail[1]
+    if tail[2] > best_e:
+        best_e, at_e = tail[2], full
+    if tail[4] > best_d:
+        best_d, at_d = tail[4], full
+    infinite, above_half, above_one, above_two, above_four, nans = counts
+    worst = largest = -1
+    for i in range(at_e, min(at_e + SUB, n)):
+        if _as_int(_error(y[i], v[i], unit[i])[1]) == best_e:
+            worst = i
+            break
+    if nans:  # as np.argmax: the first NaN
+        for i in range(n):
+            if _error(y[i], v[i], unit[i])[2]:
+                largest = i
+                break
+        size = np.nan
+    else:
+        for i in range(at_d, min(at_d + SUB, n)):
+            if _as_int(_error(y[i], v[i], unit[i])[0]) == best_d:
+                largest = i
+                break
+        size = _as_float(best_d)
+    return (total, infinite, above_half, above_one, above_two, above_four,
+            _as_float(best_e), worst, size, largest)
 
 
 @njit(cache=True, nogil=True)
