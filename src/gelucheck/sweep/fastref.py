@@ -225,10 +225,16 @@ class Known:
         result is a zero; never a NaN): one compiled pass over y where x is a run of
         consecutive encodings (as a sweep's blocks are), else two NumPy passes."""
         bits = x.view(np.uint32)
+        first = (int(bits[0]) * self.scale + self.shift) % (1 << 32) if len(x) else 0
         consecutive = len(x) and int(bits[-1]) - int(bits[0]) == len(x) - 1  # (x is monotone)
-        if (compiled := kernels()) is not None and y.dtype == np.float32 and consecutive:
-            return bool(compiled.matches(y.view(np.uint32), np.uint32(bits[0]),
-                                         np.uint32(self.scale), np.uint32(self.shift % (1 << 32))))
+        compiled = kernels() if y.dtype == np.float32 and consecutive else None
+        if compiled is not None and self.scale == 0:
+            mask = 0x7FFFFFFF if first & 0x7FFFFFFF == 0 else 0xFFFFFFFF  # ±0 alike
+            return bool(compiled.constant(y.view(np.uint32), np.uint32(first), np.uint32(mask)))
+        last = (first + len(x) - 1) % (1 << 32)
+        if compiled is not None and first & 0x7FFFFFFF and last & 0x7FFFFFFF and (
+                first >> 31 == last >> 31):  # one sign, no zero among the results
+            return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))
         return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
 
     def residual(self, x: np.ndarray, i: int) -> float:

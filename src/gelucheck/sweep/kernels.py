@@ -251,17 +251,13 @@ def score(y, v, unit):
 
 
 @njit(cache=True, nogil=True)
-def matches(y, first, slope, offset):
-    """Whether every output's encoding is slope·(its input's encoding) + offset (slope 0 or 1,
-    modulo 2^32), a zero of either sign where that is a zero: the closed-form results of a
-    known run (fastref.Known) checked without building them. The inputs are the consecutive
-    encodings from ``first``, so only y is read."""
+def constant(bits, value, mask):
+    """Whether every encoding equals ``value`` in the bits of ``mask`` (0x7FFFFFFF: a zero
+    of either sign where the result is a zero): a known run's results when they are one
+    constant (fastref.Known), checked in one vectorized pass."""
     bad = np.uint32(0)
-    for i in range(y.shape[0]):
-        expected = np.uint32(slope * (first + i) + offset)
-        diff = y[i] ^ expected
-        zero = (expected & np.uint32(0x7FFFFFFF)) == 0
-        bad |= diff & (np.uint32(0x7FFFFFFF) if zero else np.uint32(0xFFFFFFFF))
+    for i in range(bits.shape[0]):
+        bad |= (bits[i] ^ value) & mask
     return bad == 0
 
 
@@ -275,8 +271,9 @@ def encodings(out, first):
 
 @njit(cache=True, nogil=True)
 def consecutive(bits, first):
-    """Whether bits are still first, first + 1, ... - a zero's sign included: an
-    implementation handed its block's inputs has not written to them."""
+    """Whether bits are first, first + 1, ... (modulo 2^32), a zero's sign included: an
+    implementation handed its block's inputs has not written to them; or a known run's
+    results are its inputs' encodings shifted (fastref.Known)."""
     bad = np.uint32(0)
     for i in range(bits.shape[0]):
         bad |= bits[i] ^ (first + np.uint32(i))
