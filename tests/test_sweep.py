@@ -417,6 +417,15 @@ def test_profile_prints_where_the_time_went(capsys):
     assert "reference" in out and "(once for all 2)" in out
     assert "torch:F.gelu: implementation" in out and "torch:nn.GELU: implementation" in out
     assert "x the implementations' own time" in out
+    # the parts and what none of them covers add up to the total, the tasks' whole time
+    import re
+
+    figures = lambda pattern: [float(f) for f in re.findall(pattern, out)]
+    parts = (figures(r"reference (\d+\.\d+)") + figures(r"implementation (\d+\.\d+)")
+             + figures(r"comparison (\d+\.\d+)"))
+    (other,), (total,) = figures(r"other \(merging blocks, bookkeeping\) (-?\d+\.\d+)"), \
+        figures(r"total (\d+\.\d+)")
+    assert other >= 0 and sum(parts) + other == pytest.approx(total, abs=0.0004)
 
 
 def test_the_compile_time_is_shown_apart_and_kept_in_the_json(tmp_path, capsys, sweep_path):
@@ -661,6 +670,7 @@ def test_a_known_span_scores_as_its_blocks_do():
                            for a in range(start, start + chunk.KNOWN_SPAN, chunk.BLOCK)])
         for merged in (whole, parts):
             merged.pop("reference_s")
+            merged.pop("task_s", None)
             for stats in merged["implementations"].values():
                 for k in timing:
                     stats.pop(k)

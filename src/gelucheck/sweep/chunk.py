@@ -82,6 +82,7 @@ _OFFSETS = np.arange(KNOWN_SPAN, dtype=np.uint32)  # a block's encodings: start 
 def evaluate(impls: list[Implementation], function: str | Function, start: int, stop: int) -> dict:
     """Statistics of each implementation over the encodings [start, stop) (one sign, finite),
     computed block by block and merged."""
+    begun = time.perf_counter()
     function = get_function(function)
     out = None
     a = start
@@ -92,6 +93,7 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
         part = _evaluate_block(impls, function, a, b)
         out = part if out is None else merge_chunks(out, part)
         a = b
+    out["task_s"] = time.perf_counter() - begun  # all of it: blocks, merging, bookkeeping
     return out
 
 

@@ -75,7 +75,8 @@ def merge_chunks(a: dict, b: dict) -> dict:
     return {"function": a["function"],
             "start": min(a["start"], b["start"]), "stop": max(a["stop"], b["stop"]),
             "n_slow_reference": a["n_slow_reference"] + b["n_slow_reference"],
-            "reference_s": a["reference_s"] + b["reference_s"], "implementations": impls}
+            "reference_s": a["reference_s"] + b["reference_s"],
+            "task_s": a.get("task_s", 0.0) + b.get("task_s", 0.0), "implementations": impls}
 
 
 def merge_all(chunks: list[dict]) -> dict | None:
@@ -124,4 +125,5 @@ def results(merged: dict, impls: list, span: tuple[int, int]) -> list[SweepResul
         # comparison with the reference, and the reference (shared by all in the pass)
         result.eval_s, result.check_s = s["eval_s"], s["check_s"]
         result.reference_s = merged["reference_s"]
+        result.task_s = merged.get("task_s", 0.0)  # (checkpoints of older versions lack it)
     return out
