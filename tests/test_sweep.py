@@ -422,7 +422,7 @@ def test_profile_prints_where_the_time_went(capsys):
 
     figures = lambda pattern: [float(f) for f in re.findall(pattern, out)]
     parts = (figures(r"reference (\d+\.\d+)") + figures(r"implementation (\d+\.\d+)")
-             + figures(r"comparison (\d+\.\d+)"))
+             + figures(r"comparison (\d+\.\d+)") + figures(r"input guard (\d+\.\d+)"))
     (other,), (total,) = figures(r"other \(merging blocks, bookkeeping\) (-?\d+\.\d+)"), \
         figures(r"total (\d+\.\d+)")
     assert other >= 0 and sum(parts) + other == pytest.approx(total, abs=0.0004)
@@ -573,7 +573,7 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
                                   start, start + chunk.BLOCK)
     (got,) = block["implementations"].values()
     want = chunk._dense(y, v, unit, bits, chunk._slices(x))
-    for k in ("computed", "exact", "eval_s", "check_s"):
+    for k in ("computed", "exact", "eval_s", "check_s", "guard_s"):
         got.pop(k)
     assert len(calls) == (0 if outputs == "rounded" else 1)
     if where in TINY_BLOCKS and outputs == "rounded":  # the closed form against float64's
@@ -649,7 +649,7 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
     for impl, outputs in zip(impls, (y, y, other)):
         got = dict(block["implementations"][f"{impl.id}/gelu"])
         want = chunk._dense(outputs, v, unit, bits, chunk._slices(x))
-        for k in ("computed", "exact", "eval_s", "check_s"):
+        for k in ("computed", "exact", "eval_s", "check_s", "guard_s"):
             got.pop(k)
         for a, b in [(got, want)] + [(got["regions"][r], want["regions"][r])
                                      for r in want["regions"]]:
@@ -663,7 +663,7 @@ def test_a_known_span_scores_as_its_blocks_do():
     from gelucheck.functions import get_function
 
     impls, f = find("scipy:x*ndtr", "gelu"), get_function("gelu")
-    timing = ("eval_s", "check_s")
+    timing = ("eval_s", "check_s", "guard_s")
     for start in (0x2B800000, 0xC1B00000):
         whole = chunk.evaluate(impls, f, start, start + chunk.KNOWN_SPAN)
         parts = merge_all([chunk._evaluate_block(impls, f, a, a + chunk.BLOCK)

@@ -733,13 +733,15 @@ def _sweep_profile(results) -> None:
     reference = measured[0].reference_s * per
     evals = sum(r.eval_s for r in measured) * per
     checks = sum(r.check_s for r in measured) * per
+    guards = sum(r.guard_s for r in measured) * per
     print(f"profile, CPU seconds per 2^24 inputs: reference {reference:.4f} (once for all "
           f"{len(measured)})")
     for r in measured:
         print(f"  {r.identity.id}: implementation {r.eval_s * per:.4f}, comparison "
-              f"{r.check_s * per:.4f}")
-    total = max(measured[0].task_s * per, reference + evals + checks)
-    print(f"  other (merging blocks, bookkeeping) {total - reference - evals - checks:.4f}")
+              f"{r.check_s * per:.4f}, input guard {r.guard_s * per:.4f}")
+    parts = reference + evals + checks + guards
+    total = max(measured[0].task_s * per, parts)
+    print(f"  other (merging blocks, bookkeeping) {total - parts:.4f}")
     print(f"  total {total:.4f} = {total / evals:.2f} x the implementations' own time; "
           f"{total / (reference + evals):.2f} x (one reference + their evaluations)")
     if measured[0].compile_s is not None:

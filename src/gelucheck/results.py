@@ -347,6 +347,7 @@ class SweepResult:
     n_evaluated: int | None = None  # inputs computed in this run (the rest came from checkpoints)
     compile_s: float | None = None  # the compiled loops' compile or cache load, before the sweep
     task_s: float = 0.0  # the tasks' whole time: the parts above, merging and bookkeeping
+    guard_s: float = 0.0  # testing that the implementation left its inputs intact
 
     kind = "sweep"
 
@@ -372,7 +373,8 @@ class SweepResult:
             out.update(asdict(self.figures))
             out.update(correctly_rounded_fraction=self.correctly_rounded_fraction,
                        histogram=self.histogram, eval_s=self.eval_s, check_s=self.check_s,
-                       reference_s=self.reference_s, task_s=self.task_s)
+                       reference_s=self.reference_s, task_s=self.task_s,
+                       guard_s=self.guard_s)
         if self.wall_s is not None:
             out["wall_s"] = self.wall_s
         if self.n_evaluated is not None:
@@ -390,7 +392,7 @@ class SweepResult:
                    d.get("n_slow_reference", 0), failure, figures, d.get("histogram"),
                    d.get("eval_s", 0.0), d.get("check_s", 0.0), d.get("reference_s", 0.0),
                    d.get("wall_s"), d.get("n_evaluated"), d.get("compile_s"),
-                   d.get("task_s", 0.0))
+                   d.get("task_s", 0.0), d.get("guard_s", 0.0))
 
 
 @dataclass

@@ -58,8 +58,8 @@ def merge_impl(a: dict, b: dict) -> dict:
     out = combine(a, b)
     top = b if (b["max_abs"], -b["max_abs_bits"]) > (a["max_abs"], -a["max_abs_bits"]) else a
     out["max_abs"], out["max_abs_bits"] = top["max_abs"], top["max_abs_bits"]
-    for k in ("eval_s", "check_s"):
-        out[k] = a[k] + b[k]
+    for k in ("eval_s", "check_s", "guard_s"):
+        out[k] = a.get(k, 0.0) + b.get(k, 0.0)  # (guard_s: not in older checkpoints)
     out["histogram"] = [p + q for p, q in zip(a["histogram"], b["histogram"])]
     regions = dict(a["regions"])
     for name, r in b["regions"].items():
@@ -124,6 +124,7 @@ def results(merged: dict, impls: list, span: tuple[int, int]) -> list[SweepResul
         # CPU seconds summed over workers: the implementation's own evaluation, the
         # comparison with the reference, and the reference (shared by all in the pass)
         result.eval_s, result.check_s = s["eval_s"], s["check_s"]
+        result.guard_s = s.get("guard_s", 0.0)
         result.reference_s = merged["reference_s"]
         result.task_s = merged.get("task_s", 0.0)  # (checkpoints of older versions lack it)
     return out
