@@ -141,7 +141,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
         if known is not None and known.matches(y, x):
             stats = _known(known, x, bits, regions[0][0])
         elif same := next((seen_stats for seen, seen_stats in scored
-                           if np.array_equal(y, seen)), None):  # |y - exact| alike (±0 too)
+                           if _same(y, seen)), None):  # |y - exact| alike (±0 too)
             stats = copy.deepcopy(same)
         else:
             v, unit = reference_values()
@@ -177,6 +177,13 @@ def _consecutive(x: np.ndarray, first: int) -> bool:
     if (compiled := fastref.kernels()) is not None:
         return bool(compiled.consecutive(bits, np.uint32(first)))
     return np.array_equal(bits, _encodings(first, first + len(x)))
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    """np.array_equal, most unequal pairs decided on a prefix: two implementations that
+    differ at all differ within their first few hundred outputs of a block (the full
+    comparison costs 0.15 ns an input, for every pair)."""
+    return np.array_equal(a[:256], b[:256]) and np.array_equal(a, b)
 
 
 class _Guard:

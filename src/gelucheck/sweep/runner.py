@@ -8,7 +8,6 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from .. import __version__
@@ -120,12 +119,6 @@ def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]
             "range": [hex32(span[0]), hex32(span[1])], "task": TASK}
 
 
-@dataclass
-class _Pool:
-    executor: ProcessPoolExecutor
-    used: bool = False  # all its tasks ran: shut down in order, else stopped at once
-
-
 @contextmanager
 def _workers(count: int, specs: list[dict], function: Function):
     """A pool of ``count`` worker processes (None for one: this process works alone), spawned
@@ -136,32 +129,27 @@ def _workers(count: int, specs: list[dict], function: Function):
         yield None
         return
     ctx = multiprocessing.get_context("spawn")
-    pool = _Pool(ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
-                                     initargs=(specs, function.name)))
+    others = set(multiprocessing.active_children())  # not ours to stop
+    pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
+                               initargs=(specs, function.name))
     for _ in range(count):  # each submission spawns a worker: all of them now
-        pool.executor.submit(int)
+        pool.submit(int)
+    children = set(multiprocessing.active_children()) - others
     try:
         yield pool
     finally:
         # every result is in, or none is wanted: no waiting for the workers to wind down
-        # (torch's teardown took 0.8 s here)
-        children = multiprocessing.active_children()
+        # (torch's teardown took 0.8 s here). The executor's own thread reaps them (a join
+        # here raced with it and left a reaped process listed as alive)
         for child in children:
             child.terminate()
-        for child in children:  # reaped, so that none outlives the sweep
-            child.join(5)
-            if child.is_alive():
-                child.kill()
-                child.join()
-        # wait when all went well: an executor left running at exit may write to a closed
-        # pipe in CPython's atexit hook ("Exception ignored ... Bad file descriptor")
-        pool.executor.shutdown(wait=pool.used, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _in_processes(pool: _Pool, pending: list[tuple[int, int]], done) -> None:
+def _in_processes(pool: ProcessPoolExecutor, pending: list[tuple[int, int]], done) -> None:
     """Run the tasks over the worker processes, calling ``done`` with each result as it
     comes. A worker that dies ends the run with an error (the finished tasks are kept)."""
-    futures = [pool.executor.submit(_run_task, t) for t in pending]
+    futures = [pool.submit(_run_task, t) for t in pending]
     try:
         for future in as_completed(futures):
             done(future.result())
@@ -169,7 +157,6 @@ def _in_processes(pool: _Pool, pending: list[tuple[int, int]], done) -> None:
         raise SweepError("a sweep worker process died (killed, out of memory, or crashed in "
                          "an implementation); the finished tasks are kept in --checkpoint, "
                          "if given: rerun with it to resume") from None
-    pool.used = True
 
 
 def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers: int = 1,
