@@ -173,7 +173,7 @@ SUB = 64  # outputs per sub-block: maxima are kept per sub-block, indices found 
 
 
 # reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here)
-@njit(fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
+@njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
 def _sub_blocks(y, v, unit):
     """score's sums and counts over the whole sub-blocks of SUB, the largest error and
     |y - v| as encodings, and the sub-blocks that hold them. (The end is computed here from
