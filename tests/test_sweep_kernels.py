@@ -282,9 +282,9 @@ def test_subnormal_values_are_judged_against_the_fixed_quantum():
     """kernels._judge with ``subnormal``: a value on (or within the bound of) a float32
     subnormal rounding midpoint is in doubt, one on a subnormal float32 is not - the test that
     the loops skip only where no value can be subnormal."""
+    k = _kernels()  # skips without numba, before importing it
     from numba import njit
 
-    k = _kernels()
     judge = k._judge
 
     @njit
