@@ -462,7 +462,7 @@ def reference(function: str | Function, x: np.ndarray,
     Fastest for a monotone x (a run of encodings of one sign: say so with ``monotone``, which
     skips the check); any order is accepted."""
     function = get_function(function)
-    if monotone and (block := _one_interval(function, x)) is not None:
+    if monotone and (block := _compiled_run(function, x)) is not None:
         v, unit, doubt = block
         slow = np.flatnonzero(doubt)
         _resolve_all(function, x, slow, v, unit)
@@ -586,20 +586,21 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     return doubt
 
 
-def _one_interval(function: Function, x: np.ndarray):
+def _compiled_run(function: Function, x: np.ndarray):
     """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside the tiny part, or inside
     one part of the middle and one piece of the compiled loops, from one loop in x's own
     order (no float64 copy, no reversal); None for any other run, or without numba."""
     if function not in (PHI, GELU) or not len(x) or not kernels():
         return None
     lo, hi = sorted((float(x[0]), float(x[-1])))
+    tiny = -TINY < lo and hi <= TINY  # the tiny part, as _fill computes it
+    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
+    if not (tiny or middle and _piece(lo) == _piece(hi)):
+        return None
     v, unit = np.empty(len(x)), np.empty(len(x))
-    if -TINY < lo and hi <= TINY:  # the tiny part, as _fill computes it
+    if tiny:
         kernels().tiny_block(x, function == GELU, v, unit)
         return v, unit, np.zeros(len(x), dtype=np.bool_)
-    inside = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
-    if not inside or _piece(lo) != _piece(hi):
-        return None
     return v, unit, _compiled_middle(function, x, v, unit)
 
 
