@@ -609,6 +609,13 @@ def _arb_installed() -> bool:
     return arbref.available()
 
 
+def warm_proofs() -> None:
+    """Import Arb (python-flint), if installed, before any block is timed: its first import
+    (30 ms here) would otherwise count as the reference time of the block with the first
+    close call - most of it, in a sweep of a few blocks."""
+    _arb_installed()
+
+
 def resolve(function: Function, x: float) -> tuple[int, int, float]:
     """(float32 encoding, float64 encoding, side of the exact value: its sign against the
     float32) where the float64 formula is too close to call: Arb's proven ball where

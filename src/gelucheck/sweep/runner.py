@@ -19,7 +19,7 @@ from ..progress import bar as progress_bar
 from ..results import SweepResult
 from .checkpoint import Checkpoint
 from .chunk import evaluate, finite_ranges, hex32
-from .fastref import warm_kernels
+from .fastref import warm_kernels, warm_proofs
 from .stats import merge_all, results
 
 TASK = 1 << 24  # encodings per task: 256 tasks for all of float32, each a checkpoint
@@ -102,6 +102,7 @@ _WORKER: dict = {}
 def _init_worker(specs: list[dict], function: str) -> None:
     _tune_process()
     warm_kernels()  # loaded from the disk cache the parent filled, before any block is timed
+    warm_proofs()
     _WORKER["impls"] = [i for s in specs for i in resolve(s)]
     _WORKER["function"] = get_function(function)
 
