@@ -182,7 +182,9 @@ def _add_measure(sub) -> None:
         "one is slower beyond its band")
     bench_compare.add_argument("old", help="the earlier run: a JSON file, or a folder (its "
                                "newest run, e.g. .benchmarks)")
-    bench_compare.add_argument("new", help="the later run: a JSON file or a folder")
+    bench_compare.add_argument("new", nargs="+", help="the later run: a JSON file or a folder; "
+                               "several: a verdict must hold in every one (a rerun confirms "
+                               "it)")
     bench_compare.add_argument("--floor", type=float, default=None,
                                help="the narrowest band, as a fraction (default 0.10)")
     bench_compare.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
@@ -602,11 +604,13 @@ def _bench(args) -> int:
     if not 0 <= floor < 10:
         raise UsageError(f"--floor {args.floor}: a fraction such as 0.1 (10%)")
     markdown_path = outputs.file(args.markdown, "--markdown")
-    rows, only_old, only_new, spread = bench.compare(bench.load(args.old), bench.load(args.new),
-                                                     floor)
+    old = bench.load(args.old)
+    runs = [bench.compare(old, bench.load(new), floor) for new in args.new]
+    rows = bench.confirm([run[0] for run in runs])
     if not rows:
-        raise UsageError(f"{args.old} and {args.new} share no benchmark with its copy baseline "
-                         "(run the same selection, baselines included)")
+        raise UsageError(f"{args.old} and {' '.join(args.new)} share no benchmark with its copy "
+                         "baseline (run the same selection, baselines included)")
+    _, only_old, only_new, _ = runs[0]
     header, body = bench.render(rows)
     print(tables.plain(header, body))
     if markdown_path:
@@ -617,9 +621,11 @@ def _bench(args) -> int:
                                                                       else ""))
     slower = [r for r in rows if r.verdict == "slower"]
     faster = [r for r in rows if r.verdict == "faster"]
+    spreads = [f"{math.expm1(run[3]):.1%}" for run in runs if run[3] is not None]
     print(f"{len(rows)} compared: {len(slower)} slower, {len(faster)} faster beyond their noise "
-          "band" + (f" (between-run spread of the changes: {math.expm1(spread):.1%})"
-                    if spread is not None else ""))
+          "band" + (f" (between-run spread of the changes: {', '.join(spreads)})"
+                    if spreads else "") + (f", in every one of {len(runs)} later runs"
+                                           if len(runs) > 1 else ""))
     return 1 if slower else 0
 
 

@@ -19,6 +19,12 @@ direction: a copy baseline can settle in another mode for a whole run (fastest 4
 unchanged CI run, 3.27 µs in the next, each with a 1% IQR) and move every ratio of its group
 by itself; load moves the fastest rounds, not the ratios. What this misses: a regression
 hidden by a machine that ran as much faster at the same time.
+
+A benchmark itself can settle in a slower mode for a whole run too (torch's float16 F.gelu at
+10^5: +36% in its own time and its ratio, in one unchanged CI run, against a band of ±35%
+from its IQRs), which no measure within two runs tells from a regression. Given several
+later runs (``confirm``), a verdict must hold against the earlier run in every one of them;
+the row shown is the later run that changed least.
 """
 from __future__ import annotations
 
@@ -142,6 +148,21 @@ def compare(old: dict[str, Timing], new: dict[str, Timing], floor: float = FLOOR
         rows.append(Comparison(name, a, b, math.expm1(shift), math.expm1(time_shift), band,
                                verdict))
     return rows, sorted(old.keys() - new.keys()), sorted(new.keys() - old.keys()), spread
+
+
+def confirm(per_run: list[list[Comparison]]) -> list[Comparison]:
+    """One row per benchmark compared in every later run: "slower" or "faster" only where
+    every run says so, shown as the run whose change is the smallest."""
+    by_name = [{r.name: r for r in rows} for rows in per_run]
+    out = []
+    for name in sorted(set.intersection(*(set(rows) for rows in by_name))):
+        rows = [runs[name] for runs in by_name]
+        verdicts = {r.verdict for r in rows}
+        shown = min(rows, key=lambda r: abs(math.log1p(r.change)))
+        verdict = verdicts.pop() if len(verdicts) == 1 else "same"
+        out.append(Comparison(shown.name, shown.old, shown.new, shown.change,
+                              shown.time_change, shown.band, verdict))
+    return out
 
 
 def render(rows: list[Comparison]) -> tuple[list[str], list[list]]:
