@@ -721,12 +721,12 @@ def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
     from gelucheck.errors import UsageError
 
     before = set(multiprocessing.active_children())
+    two_tasks = (0x3F000000, 0x3F000000 + 2 * runner.TASK)  # one task would spawn no worker
     with pytest.raises(UsageError, match="numpy offers"):
         runner.sweep([{"kind": "builtin", "impl": "numpy:nothing", "function": "gelu"}],
-                     "gelu", (0x3F800000, 0x3F810000), workers=2, progress=False)
+                     "gelu", two_tasks, workers=2, progress=False)
     assert set(multiprocessing.active_children()) <= before
     spec = [{"kind": "builtin", "impl": "scipy:ndtr", "function": "phi"}]
-    two_tasks = (0x3F000000, 0x3F000000 + 2 * runner.TASK)
     out = runner.sweep(spec, "phi", two_tasks, workers=2, progress=False)
     alone = runner.sweep(spec, "phi", two_tasks, workers=1, progress=False)
     assert set(multiprocessing.active_children()) <= before

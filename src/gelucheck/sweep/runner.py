@@ -166,12 +166,13 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     if workers < 1:
         raise SweepError(f"--workers {workers}: need at least 1")
     compile_s = warm_kernels()  # compiled once, here, before the workers load them
-    with _workers(workers, specs, function) as pool:
+    todo = tasks(*span)
+    # a single task runs here: no workers to spawn (and stop) for it
+    with _workers(workers if len(todo) > 1 else 1, specs, function) as pool:
         impls = [i for s in specs for i in resolve(s)]
         if not impls:
             raise SweepError(f"no implementation of {function} to sweep in {specs}")
         store = Checkpoint(checkpoint, _meta(function, impls, span))
-        todo = tasks(*span)
         saved = {t: store.done(t) for t in todo}
         finished = [r for r in saved.values() if r is not None]
         pending = [t for t, r in saved.items() if r is None]
