@@ -520,8 +520,9 @@ def warm_kernels() -> float | None:
         return None
     begun = time.perf_counter()
     x32 = np.array([0.5, 0.75], dtype=np.float32)
-    for x in (x32, x32.astype(np.float64), x32 / 16):  # a block's own order; the generic
-        v, unit = np.empty(2), np.empty(2)  # path's; the series
+    # float32 as a block passes it, float64 as the generic path does, and the series' range
+    for x in (x32, x32.astype(np.float64), x32 / 16):
+        v, unit = np.empty(2), np.empty(2)
         _compiled_middle(GELU, x, v, unit)
     kernels().score(x32, v, unit)
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
