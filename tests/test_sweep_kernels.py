@@ -193,6 +193,36 @@ def test_the_compiled_score_is_the_numpy_passes(n, outputs, monkeypatch):
     assert compiled.max_abs == pytest.approx(numpy.max_abs, rel=0, nan_ok=True)
 
 
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 4097])
+@pytest.mark.parametrize("outputs", ["sparse", "dense", "nan", "inf"])
+def test_the_compiled_histogram_above_four_is_numpys(n, outputs):
+    """kernels.histogram_above_four (bins computed per sub-block of 64, counted only where
+    one is 4 ulps or more) against stats.histogram of NumPy's errors: a few large errors
+    among small ones, most large (up to 2^40, the capped bin), NaN and inf outputs (the
+    last bin) - for lengths around the sub-block and the tail; added to the counts given."""
+    from gelucheck.sweep.stats import BINS, histogram
+
+    compiled = _kernels()
+    rng = np.random.default_rng(n)
+    v = rng.normal(size=n)
+    unit = 2.0 ** rng.integers(-30, -10, n).astype(np.float64)
+    ulps = rng.uniform(0, 3.9, n)
+    large = rng.random(n) < (0.9 if outputs == "dense" else 0.01)
+    large[n // 2] = outputs == "sparse"
+    ulps[large] = 2.0 ** rng.uniform(2, 41, np.count_nonzero(large))
+    y = (v + rng.choice([-1, 1], n) * ulps * unit).astype(np.float32)
+    if outputs in ("nan", "inf"):
+        y[[0, n - 1]] = np.nan if outputs == "nan" else np.inf
+    err = np.abs(y.astype(np.float64) - v) / unit
+    err[np.isnan(err)] = np.inf
+    expected = histogram(err[err >= 4.0])
+    expected[0] = 0
+    counts = np.arange(BINS, dtype=np.int64)  # added to
+    compiled.histogram_above_four(y, v, unit, counts)
+    assert (counts - np.arange(BINS)).tolist() == expected.tolist()
+    assert expected.sum() == np.count_nonzero(err >= 4.0)
+
+
 @pytest.mark.parametrize("function, start", [("gelu", 0xC2000000), ("gelu", 0x20000000),
                                              ("gelu", 0xA0000000), ("gelu", 0x42000000),
                                              ("phi", 0x42000000), ("phi", 0x20000000),

@@ -258,11 +258,12 @@ def _histogram(y: np.ndarray, v: np.ndarray, unit: np.ndarray, score: Score) -> 
     """The histogram of the errors: bins 0 to 3 ([0, 1/2], (1/2, 1), [1, 2), [2, 4)) from
     the score's counts; only errors of 4 ulps and more are binned one by one, measured
     again (a good implementation has none)."""
-    if score.at_least_four:
+    counts = np.zeros(BINS, dtype=np.int64)
+    if score.at_least_four and (compiled := fastref.kernels()) is not None:
+        compiled.histogram_above_four(y, v, unit, counts)
+    elif score.at_least_four:
         err = _errors(y, v, unit)[1]
         counts = histogram(np.compress(err >= 4.0, err))
-    else:
-        counts = np.zeros(BINS, dtype=np.int64)
     counts[:4] = (len(y) - score.above_half, score.above_half - score.at_least_one,
                   score.at_least_one - score.at_least_two,
                   score.at_least_two - score.at_least_four)

@@ -525,6 +525,7 @@ def warm_kernels() -> float | None:
         v, unit = np.empty(2), np.empty(2)
         _compiled_middle(GELU, x, v, unit)
     kernels().score(x32, v, unit)
+    kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
     kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
     bits = np.empty(2, dtype=np.uint32)
