@@ -33,7 +33,7 @@ def main(spec: str, function_name: str, every: int = 1) -> None:
         ends = FLOAT32.from_bits(np.array([a, b - 1], dtype=np.uint32))
         if fastref.is_known(function, float(ends[0]), float(ends[1])):
             kind = "known"
-        elif fastref._compiled_run(function, ends) is not None:
+        elif fastref.one_compiled_run(function, float(ends[0]), float(ends[1])):
             kind = "compiled"
         else:
             kind = "other"

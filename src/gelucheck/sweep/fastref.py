@@ -588,19 +588,25 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     return doubt
 
 
+def one_compiled_run(function: Function, a: float, b: float) -> bool:
+    """Whether one loop of _compiled_run computes a monotone run of inputs from a to b."""
+    if function not in (PHI, GELU) or not kernels():
+        return False
+    lo, hi = sorted((a, b))
+    if -TINY < lo and hi <= TINY:  # the tiny part, as _fill computes it
+        return True
+    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
+    return middle and _piece(lo) == _piece(hi)
+
+
 def _compiled_run(function: Function, x: np.ndarray):
     """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside the tiny part, or inside
     one part of the middle and one piece of the compiled loops, from one loop in x's own
     order (no float64 copy, no reversal); None for any other run, or without numba."""
-    if function not in (PHI, GELU) or not len(x) or not kernels():
-        return None
-    lo, hi = sorted((float(x[0]), float(x[-1])))
-    tiny = -TINY < lo and hi <= TINY  # the tiny part, as _fill computes it
-    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
-    if not (tiny or middle and _piece(lo) == _piece(hi)):
+    if not len(x) or not one_compiled_run(function, float(x[0]), float(x[-1])):
         return None
     v, unit = np.empty(len(x)), np.empty(len(x))
-    if tiny:
+    if -TINY < x[0] <= TINY:
         kernels().tiny_block(x, function == GELU, v, unit)
         return v, unit, np.zeros(len(x), dtype=np.bool_)
     return v, unit, _compiled_middle(function, x, v, unit)

@@ -166,7 +166,8 @@ def tiny_block(x, gelu, v, unit):
 @njit(inline="always", error_model="numpy")
 def _error(yi, vi, ui):
     """(|y - v|, that in ulps of ui, a power of two) of one output - inf for both where y
-    is NaN - and whether y is NaN (read off its encoding: no float comparison, so the loop stays vectorized)."""
+    is NaN - and whether y is NaN (read off its encoding: no float comparison, so the loop
+    stays vectorized)."""
     nan = (_as_int32(yi) & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
     d = np.inf if nan else abs(np.float64(yi) - vi)
     return d, d * _as_float(RECIPROCAL - _as_int(ui)), nan
