@@ -209,6 +209,36 @@ def _sub_blocks(y, v, unit):
             best_e, at_e, best_d, at_d)
 
 
+@njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
+def _finite_sub_blocks(y, v, unit):
+    """_sub_blocks for outputs that are all finite numbers: no test per output of NaN or
+    inf, whose counts are 0 - the sum is not finite where that was not so, and the caller
+    then takes _sub_blocks (a third fewer operations an output)."""
+    n = y.shape[0]
+    total = 0.0
+    above_half = above_one = above_two = above_four = 0
+    best_e = best_d = np.int64(-1)
+    at_e = at_d = 0
+    for a in range(0, n - n % SUB, SUB):
+        top_e = top_d = np.int64(-1)
+        for j in range(SUB):  # a fixed count: vectorized
+            d = abs(np.float64(y[a + j]) - v[a + j])
+            e = d * _as_float(RECIPROCAL - _as_int(unit[a + j]))
+            total += e
+            above_half += np.int64(e > 0.5)
+            above_one += np.int64(e >= 1.0)
+            above_two += np.int64(e >= 2.0)
+            above_four += np.int64(e >= 4.0)
+            top_e = max(top_e, _as_int(e))
+            top_d = max(top_d, _as_int(d))
+        if top_e > best_e:
+            best_e, at_e = top_e, a
+        if top_d > best_d:
+            best_d, at_d = top_d, a
+    return (np.array([0, above_half, above_one, above_two, above_four, 0]), total,
+            best_e, at_e, best_d, at_d)
+
+
 @njit(cache=True, error_model="numpy", nogil=True)
 def score(y, v, unit):
     """The comparison of y with the reference (v, unit) in one pass that writes nothing:
@@ -224,8 +254,11 @@ def score(y, v, unit):
     y_tail, v_tail = np.zeros(SUB, dtype=y.dtype), np.zeros(SUB)
     unit_tail = np.ones(SUB)
     y_tail[:n - full], v_tail[:n - full], unit_tail[:n - full] = y[full:], v[full:], unit[full:]
-    counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit)
-    tail = _sub_blocks(y_tail, v_tail, unit_tail)
+    counts, total, best_e, at_e, best_d, at_d = _finite_sub_blocks(y, v, unit)
+    tail = _finite_sub_blocks(y_tail, v_tail, unit_tail)
+    if not np.isfinite(total + tail[1]):  # a NaN or inf output
+        counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit)
+        tail = _sub_blocks(y_tail, v_tail, unit_tail)
     counts += tail[0]
     total += tail[1]
     if tail[2] > best_e:
