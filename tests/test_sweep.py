@@ -734,6 +734,20 @@ def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
     assert out[0].figures.n_inputs == alone[0].figures.n_inputs == 2 * runner.TASK
 
 
+def test_a_sweep_run_in_this_process_leaves_torchs_threads_as_they_were():
+    """Tasks run here (one worker) take torch to one thread, as in a worker; a library's
+    caller - the pytest plugin, a user's test - gets its thread count back afterwards."""
+    torch = pytest.importorskip("torch", reason="torch not installed: no threads to keep")
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        runner.sweep([{"kind": "builtin", "impl": "scipy:ndtr", "function": "phi"}], "phi",
+                     (0x3F800000, 0x3F810000), workers=1, progress=False)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_outputs_are_aliases_only_when_equal_throughout():
     """The alias test decides on a prefix only when that differs: outputs equal for the first
     thousand and different at the last are not aliases; ±0 are alike, NaN never."""

@@ -78,9 +78,10 @@ def resolve(spec: dict) -> list[Implementation]:
     return find(spec["impl"], spec["function"])
 
 
-def _tune_process() -> None:
+def _tune_process() -> int | None:
     """Keep big temporaries in malloc's free lists rather than fresh mmaps: page faults on
-    every numpy temporary cost more than the arithmetic (measured: 5x on this machine)."""
+    every numpy temporary cost more than the arithmetic (measured: 5x on this machine).
+    Returns torch's thread count before (None without torch), for _restore_threads."""
     try:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-3, 1 << 28)  # M_MMAP_THRESHOLD
@@ -90,21 +91,31 @@ def _tune_process() -> None:
         pass
     try:
         import torch
-
-        torch.set_num_threads(1)  # one process per core already
     except ImportError:
-        pass
+        return None
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # one process per core already
+    return before
+
+
+def _restore_threads(count: int | None) -> None:
+    """torch's thread count as it was before this process ran a sweep's tasks itself."""
+    if count is not None:
+        import torch
+
+        torch.set_num_threads(count)
 
 
 _WORKER: dict = {}
 
 
-def _init_worker(specs: list[dict], function: str) -> None:
-    _tune_process()
+def _init_worker(specs: list[dict], function: str) -> int | None:
+    threads = _tune_process()
     warm_kernels()  # loaded from the disk cache the parent filled, before any block is timed
     warm_proofs()
     _WORKER["impls"] = [i for s in specs for i in resolve(s)]
     _WORKER["function"] = get_function(function)
+    return threads
 
 
 def _run_task(task: tuple[int, int]) -> dict:
@@ -187,9 +198,12 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
             bar.update(result["stop"] - result["start"])
 
         if pool is None or len(pending) <= 1:
-            _init_worker(specs, function.name)
-            for t in pending:
-                done(_run_task(t))
+            threads = _init_worker(specs, function.name)
+            try:
+                for t in pending:
+                    done(_run_task(t))
+            finally:  # a library's caller (the pytest plugin) keeps its torch as it was
+                _restore_threads(threads)
         else:
             _in_processes(pool, pending, done)
     bar.close()
