@@ -257,6 +257,10 @@ def test_resuming_after_the_code_changed_is_refused(tmp_path, monkeypatch, capsy
     (["sweep", "--function", "gelu", "--backend", "scipy", "--range",
       "0xff800000:0x100000000"], "only inf and NaN"),
     (["sweep", "--function", "gelu", "--backend", "numpy"], "numpy has no gelu; it offers"),
+    (["sweep", "--function", "gelu", "--backend", "nosuch"],
+     "unknown backend 'nosuch'; valid choices: numpy, scipy"),
+    (["sweep", "--function", "gelu", "--backend", "torch:nope", "--workers", "2"],
+     "unknown implementation 'torch:nope'; torch offers: F.gelu"),
     (["check", "--impl", "user_impls:torch_gelu", "--device", "cuda"], "needs --framework torch"),
 ])
 def test_bad_values_are_refused_at_once(argv, words, capsys):
@@ -350,11 +354,13 @@ def test_a_bad_limit_is_refused(limit, capsys):
     assert "--max-ulp" in capsys.readouterr().err
 
 
-def test_an_unavailable_backend_asked_for_by_name_is_an_error(capsys):
+@pytest.mark.parametrize("command", ["check", "sweep"])
+def test_an_unavailable_backend_asked_for_by_name_is_an_error(command, capsys):
     torch = pytest.importorskip("torch", reason="torch is not installed")
     if torch.cuda.is_available():
         pytest.skip("CUDA is present: torch-cuda is available")
-    assert main(["check", "--backend", "torch-cuda", "--no-progress"]) == 2
+    extra = ["--function", "gelu", "--workers", "2"] if command == "sweep" else []
+    assert main([command, "--backend", "torch-cuda", "--no-progress", *extra]) == 2
     assert "backend torch-cuda is unavailable" in capsys.readouterr().err
 
 

@@ -680,7 +680,6 @@ def _budgets(args) -> int:
 
 def _sweep(args) -> int:
     from . import outputs
-    from .backends import get_backend
     from .report import jsonio
     from .sweep.runner import check_dtype, parse_range, sweep
 
@@ -688,20 +687,10 @@ def _sweep(args) -> int:
     span = parse_range(args.range)
     json_path = outputs.file(args.json, "--json")
     outputs.folder(args.checkpoint, "--checkpoint")
-    specs = []
-    for b in args.backend:
-        name, _, impl = b.partition(":")
-        backend = get_backend(name)  # an unknown name: a usage error with the valid ones
-        if not backend.available:
-            raise UsageError(f"backend {name} is unavailable: {backend.reason}")
-        names = [impl] if impl else sorted({i.name for i in backend.implementations
-                                            if i.function == args.function})
-        if not names:
-            offered = sorted({i.function.name for i in backend.implementations})
-            raise UsageError(f"backend {name} has no {args.function.name}; it offers "
-                             f"{', '.join(offered)}")
-        specs += [{"kind": "builtin", "impl": f"{name}:{n}", "function": args.function.name}
-                  for n in names]
+    # named, not resolved: the sweep resolves them (importing the frameworks) while its
+    # workers start, and refuses an unknown or unavailable one before any task runs
+    specs = [{"kind": "builtin", "impl": b, "function": args.function.name}
+             for b in args.backend]
     specs += [{"kind": "user", "impl": spec, "function": args.function.name,
                "framework": args.framework, "device": args.device, "autograd": args.autograd}
               for spec in args.impl]

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from .. import __version__
-from ..backends import Implementation, backend_version, find, load_user
+from ..backends import Implementation, backend_version, find, get_backend, load_user
 from ..errors import UsageError
 from ..formats import FLOAT32, Format
 from ..functions import Function, get_function
@@ -71,11 +71,26 @@ def tasks(start: int, stop: int) -> list[tuple[int, int]]:
 
 
 def resolve(spec: dict) -> list[Implementation]:
-    """Implementations from a picklable spec (workers rebuild them from it)."""
+    """Implementations from a picklable spec (workers rebuild them from it): a user's
+    callable, or a backend's implementations of the function - one (``backend:name``) or
+    all (``backend``). An unknown or unavailable one is a usage error naming the choices."""
     if spec["kind"] == "user":
         return [load_user(spec["impl"], spec["function"], spec["framework"], spec["device"],
                           autograd=spec.get("autograd", False))]
-    return find(spec["impl"], spec["function"])
+    name, _, impl = spec["impl"].partition(":")
+    backend = get_backend(name)  # an unknown name: a usage error with the valid ones
+    if not backend.available:
+        raise SweepError(f"backend {name} is unavailable: {backend.reason}")
+    if impl:
+        return find(spec["impl"], spec["function"])
+    function = get_function(spec["function"])
+    found = sorted((i for i in backend.implementations if i.function == function),
+                   key=lambda i: i.name)
+    if not found:
+        offered = sorted({i.function.name for i in backend.implementations})
+        raise SweepError(f"backend {name} has no {function.name}; it offers "
+                         f"{', '.join(offered)}")
+    return found
 
 
 def _tune_process() -> int | None:
