@@ -5,9 +5,11 @@ of them alike. Prints, per setting, the CPU seconds per 2^24 inputs, the impleme
 share and the ratio (medians of the rounds).
 
     scripts/sweep-ab.py torch:F.gelu gelu 4 KNOWN_SPAN=2^19 KNOWN_SPAN=2^20
+    scripts/sweep-ab.py torch:F.gelu+scipy:x*ndtr gelu 8 COMPILED_BLOCK=2^17 COMPILED_BLOCK=2^18
 
-EVERY (4 here): one task of 2^24 in EVERY; each setting: NAME=VALUE[,NAME=VALUE], names of
-gelucheck.sweep.chunk's module constants, values integers or 2^k."""
+SPEC: backend:name, several joined by +; EVERY (4 here): one task of 2^24 in EVERY; each
+setting: NAME=VALUE[,NAME=VALUE], names of gelucheck.sweep.chunk's module constants, values
+integers or 2^k."""
 import statistics
 import sys
 import time
@@ -33,7 +35,8 @@ def main(spec: str, function_name: str, every: str, *settings: str) -> None:
     configs = [parse(s) for s in settings]
     runner._tune_process()
     function = get_function(function_name)
-    impls = runner.resolve({"kind": "builtin", "impl": spec, "function": function.name})
+    impls = [i for one in spec.split("+")
+             for i in runner.resolve({"kind": "builtin", "impl": one, "function": function.name})]
     fastref.warm_kernels()
     fastref.warm_proofs()
     tasks = [(a, min(a + (1 << 24), hi)) for lo, hi in chunk.finite_ranges()
