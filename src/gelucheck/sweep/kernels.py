@@ -164,11 +164,11 @@ def tiny_block(x, gelu, v, unit):
 
 
 @njit(inline="always", error_model="numpy")
-def _error(yi, vi, ui):
+def _error(yi, vi, ui, finite=False):
     """(|y - v|, that in ulps of ui, a power of two) of one output - inf for both where y
     is NaN - and whether y is NaN (read off its encoding: no float comparison, so the loop
-    stays vectorized)."""
-    nan = (_as_int32(yi) & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
+    stays vectorized). ``finite``: y is known to be a number - no test."""
+    nan = not finite and (_as_int32(yi) & np.uint32(0x7FFFFFFF)) > np.uint32(0x7F800000)
     d = np.inf if nan else abs(np.float64(yi) - vi)
     return d, d * _as_float(RECIPROCAL - _as_int(ui)), nan
 
@@ -178,10 +178,13 @@ SUB = 64  # outputs per sub-block: maxima are kept per sub-block, indices found 
 
 # reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here)
 @njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
-def _sub_blocks(y, v, unit):
+def _sub_blocks(y, v, unit, finite):
     """score's sums and counts over the whole sub-blocks of SUB, the largest error and
-    |y - v| as encodings, and the sub-blocks that hold them. (The end is computed here from
-    the length: passed in, it kept LLVM from vectorizing - 3x slower.)"""
+    |y - v| as encodings, and the sub-blocks that hold them. ``finite``: assume the outputs
+    are all numbers - no test per output of NaN or inf (a third of the operations), whose
+    counts are then 0; the sum is not finite where that was wrong. (The end is computed here
+    from the length: passed in, it kept LLVM from vectorizing - 3x slower. ``finite`` is the
+    same for the whole loop: LLVM makes a loop of each case.)"""
     n = y.shape[0]
     total = 0.0
     infinite = above_half = above_one = above_two = above_four = nans = 0
@@ -190,10 +193,10 @@ def _sub_blocks(y, v, unit):
     for a in range(0, n - n % SUB, SUB):
         top_e = top_d = np.int64(-1)
         for j in range(SUB):  # a fixed count: vectorized
-            d, e, nan = _error(y[a + j], v[a + j], unit[a + j])
-            finite = e < np.inf
-            total += e if finite else 0.0
-            infinite += np.int64(not finite)
+            d, e, nan = _error(y[a + j], v[a + j], unit[a + j], finite)
+            number = finite or e < np.inf
+            total += e if number else 0.0
+            infinite += np.int64(not number)
             nans += np.int64(nan)
             above_half += np.int64(e > 0.5)
             above_one += np.int64(e >= 1.0)
@@ -206,36 +209,6 @@ def _sub_blocks(y, v, unit):
         if top_d > best_d:
             best_d, at_d = top_d, a
     return (np.array([infinite, above_half, above_one, above_two, above_four, nans]), total,
-            best_e, at_e, best_d, at_d)
-
-
-@njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
-def _finite_sub_blocks(y, v, unit):
-    """_sub_blocks for outputs that are all finite numbers: no test per output of NaN or
-    inf, whose counts are 0 - the sum is not finite where that was not so, and the caller
-    then takes _sub_blocks (a third fewer operations an output)."""
-    n = y.shape[0]
-    total = 0.0
-    above_half = above_one = above_two = above_four = 0
-    best_e = best_d = np.int64(-1)
-    at_e = at_d = 0
-    for a in range(0, n - n % SUB, SUB):
-        top_e = top_d = np.int64(-1)
-        for j in range(SUB):  # a fixed count: vectorized
-            d = abs(np.float64(y[a + j]) - v[a + j])
-            e = d * _as_float(RECIPROCAL - _as_int(unit[a + j]))
-            total += e
-            above_half += np.int64(e > 0.5)
-            above_one += np.int64(e >= 1.0)
-            above_two += np.int64(e >= 2.0)
-            above_four += np.int64(e >= 4.0)
-            top_e = max(top_e, _as_int(e))
-            top_d = max(top_d, _as_int(d))
-        if top_e > best_e:
-            best_e, at_e = top_e, a
-        if top_d > best_d:
-            best_d, at_d = top_d, a
-    return (np.array([0, above_half, above_one, above_two, above_four, 0]), total,
             best_e, at_e, best_d, at_d)
 
 
@@ -254,11 +227,11 @@ def score(y, v, unit):
     y_tail, v_tail = np.zeros(SUB, dtype=y.dtype), np.zeros(SUB)
     unit_tail = np.ones(SUB)
     y_tail[:n - full], v_tail[:n - full], unit_tail[:n - full] = y[full:], v[full:], unit[full:]
-    counts, total, best_e, at_e, best_d, at_d = _finite_sub_blocks(y, v, unit)
-    tail = _finite_sub_blocks(y_tail, v_tail, unit_tail)
-    if not np.isfinite(total + tail[1]):  # a NaN or inf output
-        counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit)
-        tail = _sub_blocks(y_tail, v_tail, unit_tail)
+    counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, True)
+    tail = _sub_blocks(y_tail, v_tail, unit_tail, True)
+    if not np.isfinite(total + tail[1]):  # a NaN or inf output: the pass that tests each
+        counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, False)
+        tail = _sub_blocks(y_tail, v_tail, unit_tail, False)
     counts += tail[0]
     total += tail[1]
     if tail[2] > best_e:
