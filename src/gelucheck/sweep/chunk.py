@@ -94,10 +94,10 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
     a = start
     while a < stop:
         b = min(a - a % KNOWN_SPAN + KNOWN_SPAN, stop)
-        if not is_known(function, float(FLOAT32.from_bits(a)), float(FLOAT32.from_bits(b - 1))):
+        first = float(FLOAT32.from_bits(a))
+        if not is_known(function, first, float(FLOAT32.from_bits(b - 1))):
             b = min(a + COMPILED_BLOCK, stop)
-            if not fastref.one_compiled_run(function, float(FLOAT32.from_bits(a)),
-                                            float(FLOAT32.from_bits(b - 1))):
+            if not fastref.one_compiled_run(function, first, float(FLOAT32.from_bits(b - 1))):
                 b = min(a + BLOCK, stop)
         part = _evaluate_block(impls, function, a, b)
         out = part if out is None else merge_chunks(out, part)
