@@ -268,11 +268,12 @@ def _histogram(y: np.ndarray, v: np.ndarray, unit: np.ndarray, score: Score) -> 
     the score's counts; only errors of 4 ulps and more are binned one by one, measured
     again (a good implementation has none)."""
     counts = np.zeros(BINS, dtype=np.int64)
-    if score.at_least_four and (compiled := fastref.kernels()) is not None:
-        compiled.histogram_above_four(y, v, unit, counts)
-    elif score.at_least_four:
-        err = _errors(y, v, unit)[1]
-        counts = histogram(np.compress(err >= 4.0, err))
+    if score.at_least_four:
+        if (compiled := fastref.kernels()) is not None:
+            compiled.histogram_above_four(y, v, unit, counts)
+        else:
+            err = _errors(y, v, unit)[1]
+            counts += histogram(np.compress(err >= 4.0, err))
     counts[:4] = (len(y) - score.above_half, score.above_half - score.at_least_one,
                   score.at_least_one - score.at_least_two,
                   score.at_least_two - score.at_least_four)
