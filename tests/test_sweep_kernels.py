@@ -68,15 +68,16 @@ def test_compiled_phi_and_gelu_are_16_times_inside_their_bound(function):
 
 @pytest.mark.parametrize("function", ["phi", "gelu"])
 def test_the_series_near_zero_is_16_times_inside_the_bound(function):
-    """|x| < 1/8 is computed from erf's series (kernels.phi_series): against mpmath at 40
-    digits, log-uniform over every binade from 2^-30 (the middle's start) up, both signs, in
-    one run that also crosses into the table at 1/8 (the cut between the loops)."""
+    """|x| < 1/8 is computed from erf's series (kernels.PHI_SERIES, 3 to 7 terms): against
+    mpmath at 40 digits, log-uniform over every binade from 2^-30 (the middle's start) up,
+    both signs, in one run that crosses each cut where a term is added and, at 1/8, into
+    the table; either side of each cut."""
     _kernels()
     f = get_function(function)
     rng = np.random.default_rng(8)
-    edge = np.float32(fastref.kernels().TAYLOR_EDGE)
-    magnitudes = np.concatenate([2.0 ** rng.uniform(-30, -3, 400),
-                                 [np.nextafter(edge, np.float32(0)), edge, 0.13, 2.0**-30]])
+    edges = [np.float32(edge) for edge, _ in fastref.kernels().SERIES_PIECES]
+    magnitudes = np.concatenate([2.0 ** rng.uniform(-30, -3, 400), [0.13, 2.0**-30],
+                                 *([np.nextafter(e, np.float32(0)), e] for e in edges)])
     magnitudes = np.unique(magnitudes.astype(np.float32))
     worst = 0.0
     for sign in (-1, 1):

@@ -521,7 +521,8 @@ def warm_kernels() -> float | None:
     begun = time.perf_counter()
     x32 = np.array([0.5, 0.75], dtype=np.float32)
     # float32 as a block passes it, float64 as the generic path does, and the series' range
-    for x in (x32, x32.astype(np.float64), x32 / 16):
+    for x in (x32, x32.astype(np.float64), *(x32 * edge / 2 for edge, _ in
+                                                kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
         _compiled_middle(GELU, x, v, unit)
     kernels().score(x32, v, unit)
@@ -547,14 +548,22 @@ NORMAL_ABOVE = -12.0
 
 
 def _piece(x: float) -> int:
-    """Which compiled loop computes x: 0 the series (|x| < kernels.TAYLOR_EDGE), k + 1
-    phi_block on interval k of phi_table."""
-    return 0 if abs(x) < kernels().TAYLOR_EDGE else phi_table.interval(x) + 1
+    """Which compiled loop computes x: the series with the fewest terms that its |x| allows
+    (p < S, the pieces of kernels.SERIES_PIECES), or phi_block on interval p - S of
+    phi_table."""
+    series = kernels().SERIES_PIECES
+    for p, (edge, _) in enumerate(series):
+        if abs(x) < edge:
+            return p
+    return phi_table.interval(x) + len(series)
 
 
 def _piece_start(p: int) -> float:
     """The smallest |x| of piece p (> 0)."""
-    return kernels().TAYLOR_EDGE if p == 1 else (p - 1) * phi_table.INTERVAL
+    series = kernels().SERIES_PIECES
+    if p <= len(series):
+        return series[p - 1][0]
+    return (p - len(series)) * phi_table.INTERVAL
 
 
 def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
@@ -575,16 +584,18 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         bounds = [0, *cuts.tolist(), len(x)]
     ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
     gelu = function == GELU
+    series = kernels().SERIES_PIECES
     for p, a, b in zip(ps, bounds[:-1], bounds[1:]):
         if b <= a:
             continue
-        if p == 0:
-            kernels().phi_series(x[a:b], gelu, COMPILED_BOUND, v[a:b], unit[a:b], doubt[a:b])
+        if p < len(series):
+            kernels().PHI_SERIES[series[p][1]](x[a:b], gelu, COMPILED_BOUND, v[a:b],
+                                               unit[a:b], doubt[a:b])
         else:
+            k = p - len(series)
             subnormal = min(float(x[a]), float(x[b - 1])) < NORMAL_ABOVE
-            kernels().phi_block(x[a:b], phi_table.rows()[p - 1], phi_table.centre(p - 1),
-                                gelu, COMPILED_BOUND, subnormal, v[a:b], unit[a:b],
-                                doubt[a:b])
+            kernels().phi_block(x[a:b], phi_table.rows()[k], phi_table.centre(k), gelu,
+                                COMPILED_BOUND, subnormal, v[a:b], unit[a:b], doubt[a:b])
     return doubt
 
 
