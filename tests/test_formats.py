@@ -56,6 +56,15 @@ def test_bit_views_and_hex():
 def test_unknown_dtype_lists_the_valid_names():
     with pytest.raises(UsageError, match="float16, bfloat16, float32, float64"):
         get_format("float8")
+    with pytest.raises(UsageError, match="'int32'; valid choices: float16, bfloat16"):
+        get_format(np.dtype(np.int32))
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16", "float32", "float64"])
+def test_a_numpy_dtype_is_its_format(name):
+    """Looked up as a dtype (the sweep's path) or by its name: the same format."""
+    dtype = np.zeros(1, dtype=FORMATS[name].dtype).dtype
+    assert get_format(dtype) is get_format(dtype.name) is FORMATS[name]
 
 
 def test_torch_dtype_when_installed():

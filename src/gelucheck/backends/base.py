@@ -73,7 +73,7 @@ class Implementation:
 
     def timed_call(self, x: np.ndarray) -> tuple[Callable, object]:
         """(callable, argument) whose call is what a benchmark times, in the user's dtype."""
-        if self.prepare is not None and get_format(x.dtype.name) in self.native:
+        if self.prepare is not None and get_format(x.dtype) in self.native:
             return self.prepare(x)
         return self, x
 
@@ -100,7 +100,7 @@ class Implementation:
         cheaply (the sweep: consecutive encodings) passes that test as ``intact``: x itself
         is handed over, then tested - the copy and the comparison cost as much as torch's
         GELU itself (docs/design.md, The sweep)."""
-        fmt = get_format(x.dtype.name)
+        fmt = get_format(x.dtype)
         if fmt in self.native:
             return self._run(x, intact)
         if fmt in self.wider:

@@ -35,7 +35,7 @@ def to_tensor(x: np.ndarray, device: str = "cpu"):
     import torch
 
     x = x if x.flags.c_contiguous else x.copy()  # (a 0-d array stays 0-d)
-    if get_format(x.dtype.name) == BFLOAT16:  # torch cannot read ml_dtypes' bfloat16: bits
+    if get_format(x.dtype) == BFLOAT16:  # torch cannot read ml_dtypes' bfloat16: bits
         return torch.from_numpy(x.view(np.int16)).view(torch.bfloat16).to(device)
     return torch.from_numpy(x).to(device)
 

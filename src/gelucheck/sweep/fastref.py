@@ -455,6 +455,9 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
     return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 
+_NONE = np.zeros(0, dtype=np.int64)  # no input to resolve
+
+
 def reference(function: str | Function, x: np.ndarray,
               monotone: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """(v, unit, slow): float64 values of the function at float32 inputs, float32's ulp of
@@ -465,7 +468,7 @@ def reference(function: str | Function, x: np.ndarray,
     function = get_function(function)
     if monotone and (block := _compiled_run(function, x)) is not None:
         v, unit, doubt = block
-        slow = np.flatnonzero(doubt)
+        slow = np.flatnonzero(doubt) if doubt.any() else _NONE  # any(): 3 us, not 7.5
         _resolve_all(function, x, slow, v, unit)
         return v, unit, len(slow)
     x64 = x.astype(np.float64)
