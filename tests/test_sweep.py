@@ -524,6 +524,10 @@ def test_tiny_closed_form_is_mpmath_s(function, where):
     if function != "phi_grad":  # φ's error is constant to 2^-36 ulp there: its first input
         assert got["worst_bits"] == bits[int(np.argmax(errors))]
     assert got["regions"][name]["sum_ulp"] == got["sum_ulp"]
+    with mpmath.workdps(40):  # the exact value reported at the worst input is mpmath's
+        worst = float(FLOAT32.from_bits(got["worst_bits"]))
+        assert got["exact"] == pytest.approx(
+            float(fastref.get_function(function).mp(mpmath.mpf(worst))), rel=2.0**-50)
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
