@@ -26,9 +26,9 @@ def main(spec: str, function_name: str, every: int = 1) -> None:
     parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
     evaluate_block = chunk._evaluate_block
 
-    def timed(impls, function, a, b):
+    def timed(impls, function, a, b, *inputs):
         begun = time.perf_counter()
-        out = evaluate_block(impls, function, a, b)
+        out = evaluate_block(impls, function, a, b, *inputs)
         total = time.perf_counter() - begun
         ends = FLOAT32.from_bits(np.array([a, b - 1], dtype=np.uint32))
         if fastref.is_known(function, float(ends[0]), float(ends[1])):

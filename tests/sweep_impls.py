@@ -93,3 +93,9 @@ def in_place_gelu(x):
     over without a copy, so this must be caught and must not reach the next implementation."""
     x[...] = rounded_gelu(x)
     return x
+
+
+def returns_its_input(x):
+    """x itself: outputs in the memory of the inputs, which the sweep must not rewrite (as
+    the next block's inputs) before it has measured them."""
+    return x

@@ -276,7 +276,7 @@ def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
     err = np.abs(y.astype(np.float64) - v) / unit
     err[np.isnan(err)] = np.inf
     regions = [("a", slice(0, 3000)), ("b", slice(3000, n))]
-    stats = chunk._dense(y, v, unit, bits, regions)
+    stats = chunk._dense(y, v, unit, int(bits[0]), regions)
     edges = histogram_edges()
     expected = [int(np.count_nonzero(err <= 0.5))]
     expected += [int(np.count_nonzero((err > 0.5) & (err < edges[2])))]

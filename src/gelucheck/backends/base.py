@@ -93,13 +93,15 @@ class Implementation:
         return "unsupported"
 
     def __call__(self, x: np.ndarray,
-                 intact: Callable[[np.ndarray], bool] | None = None) -> np.ndarray:
+                 intact: Callable[[np.ndarray, object], bool] | None = None) -> np.ndarray:
         """The outputs for ``x``, which is never modified: this is the one place where inputs
         are handed to implementations. By default the implementation gets a copy, compared
         with x afterwards. A caller that builds x for this call alone and can test it
         cheaply (the sweep: consecutive encodings) passes that test as ``intact``: x itself
         is handed over, then tested - the copy and the comparison cost as much as torch's
-        GELU itself (docs/design.md, The sweep)."""
+        GELU itself (docs/design.md, The sweep). ``intact`` gets the outputs too, as the
+        implementation returned them: the sweep reuses x once it knows they do not share
+        its memory."""
         fmt = get_format(x.dtype)
         if fmt in self.native:
             return self._run(x, intact)
@@ -108,7 +110,7 @@ class Implementation:
         raise ImplementationError(f"{self.id} does not take {fmt.name}; it takes "
                                   f"{', '.join(f.name for f in self.dtypes)}")
 
-    def _run(self, x: np.ndarray, intact: Callable[[np.ndarray], bool] | None = None
+    def _run(self, x: np.ndarray, intact: Callable[[np.ndarray, object], bool] | None = None
              ) -> np.ndarray:
         given = x if intact else x.copy()  # the implementation's own: frameworks may share
         # its memory
@@ -119,7 +121,7 @@ class Implementation:
             raise ImplementationError(f"{self.id} {exc}") from None
         except Exception as exc:  # noqa: BLE001 - any failure of foreign code is its error
             raise ImplementationError(f"{self.id} raised {type(exc).__name__}: {exc}") from exc
-        if not (intact(given) if intact else np.array_equal(given.view(_uint(x)),
+        if not (intact(given, out) if intact else np.array_equal(given.view(_uint(x)),
                                                            x.view(_uint(x)))):
             raise ImplementationError(f"{self.id} modified its input in place")
         out = np.asarray(out)

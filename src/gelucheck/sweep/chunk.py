@@ -60,11 +60,11 @@ class Score(NamedTuple):
     largest: int  # index: the first NaN output, else the first largest |y - v|
 
 
-def _stats(score: Score, bits: np.ndarray) -> dict:
-    """n, the largest error and where, the sum of the finite errors and the counts."""
-    return {"n": int(bits.size), "max_ulp": float(score.max_ulp),
-            "worst_bits": int(bits[score.worst]), "sum_ulp": float(score.sum_ulp),
-            "n_finite": int(bits.size - score.infinite),
+def _stats(score: Score, first: int, n: int) -> dict:
+    """n, the largest error and where (the encoding: ``first`` is the first input's), the sum
+    of the finite errors and the counts."""
+    return {"n": n, "max_ulp": float(score.max_ulp), "worst_bits": first + score.worst,
+            "sum_ulp": float(score.sum_ulp), "n_finite": n - int(score.infinite),
             "not_correctly_rounded": int(score.above_half)}
 
 
@@ -98,6 +98,20 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
     begun = time.perf_counter()
     function = get_function(function)
     out = None
+    inputs = Inputs()
+    blocks = _blocks(function, start, stop)
+    for k, (a, b) in enumerate(blocks):
+        inputs.following = b if k + 1 < len(blocks) else None
+        part = _evaluate_block(impls, function, a, b, inputs)
+        out = part if out is None else merge_chunks(out, part)
+    out["task_s"] = time.perf_counter() - begun  # all of it: blocks, merging, bookkeeping
+    return out
+
+
+def _blocks(function: Function, start: int, stop: int) -> list[tuple[int, int]]:
+    """[start, stop) as blocks: spans of KNOWN_SPAN scored in closed form, COMPILED_BLOCK
+    where one compiled loop computes the reference, else BLOCK."""
+    out = []
     a = start
     while a < stop:
         b = min(a - a % KNOWN_SPAN + KNOWN_SPAN, stop)
@@ -106,18 +120,58 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
             b = min(a + COMPILED_BLOCK, stop)
             if not fastref.one_compiled_run(function, first, float(FLOAT32.from_bits(b - 1))):
                 b = min(a + BLOCK, stop)
-        part = _evaluate_block(impls, function, a, b)
-        out = part if out is None else merge_chunks(out, part)
+        out.append((a, b))
         a = b
-    out["task_s"] = time.perf_counter() - begun  # all of it: blocks, merging, bookkeeping
     return out
 
 
-def _evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int) -> dict:
+class Inputs:
+    """A task's input array, one block's encodings at a time. Where the block's last
+    implementation left them intact, the pass that tests them rewrites them as the next
+    block's (``following``: where that starts) - a write pass less per block, and the test's
+    read then costs little more (docs/design.md, The sweep)."""
+
+    def __init__(self):
+        self.array = np.empty(KNOWN_SPAN, dtype=np.uint32)
+        self.following: int | None = None  # the next block's start, if it is this task's
+        self.holds: tuple[int, int] | None = None  # (first encoding, count) written already
+
+    def block(self, start: int, stop: int) -> np.ndarray:
+        """The block's inputs, written unless the last test wrote them."""
+        bits = self.array[:stop - start]
+        held = self.holds[1] if self.holds and self.holds[0] == start else 0
+        if held < len(bits):
+            _encodings(start + held, stop, bits[held:])
+        self.holds = None
+        return bits
+
+
+class Run:
+    """The float32 inputs of a block read off their encodings, indexed as an array: what the
+    figures after an implementation's call are computed from, never the block's array, which
+    may hold the next block's inputs by then."""
+
+    def __init__(self, start: int, n: int):
+        self.start, self.n = start, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> np.float32:
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return FLOAT32.from_bits(self.start + i % self.n)
+
+
+def _evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int,
+                    inputs: Inputs | None = None) -> dict:
+    """The statistics of each implementation over one block, whose inputs are in ``inputs``
+    where given (evaluate's, which the last implementation's test may rewrite as the next
+    block's), else in an array of their own."""
     if stop - start > KNOWN_SPAN:
         raise ValueError(f"a block holds at most {KNOWN_SPAN} encodings, not {stop - start}")
     clock = time.perf_counter()
-    bits = _encodings(start, stop)
+    bits = inputs.block(start, stop) if inputs is not None else _encodings(start, stop)
     x = bits.view(np.float32)
     regions = _slices(x)
     # where the results and their errors follow in closed form (the far left, the saturated
@@ -127,11 +181,15 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     out = {"function": function.name, "start": start, "stop": stop, "n_slow_reference": 0,
            "implementations": {}, "reference_s": time.perf_counter() - clock}  # the setup
     ref = None  # (v, unit), once needed
+    run = Run(start, stop - start)  # the inputs, once an implementation has been called
 
     def reference_values():
         nonlocal ref
         if ref is None:
             begun = time.perf_counter()
+            if inputs is not None and inputs.holds:  # the next block's already: this one's again
+                _encodings(start, stop, bits)
+                inputs.holds = None
             v, unit, out["n_slow_reference"] = reference(function, x, monotone=True)
             ref = v, unit
             out["reference_s"] += time.perf_counter() - begun
@@ -145,17 +203,20 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     for position, impl in enumerate(impls, 1):
         key = f"{impl.id}/{impl.function.name}"
         clock = time.perf_counter()
-        guard = _Guard(start)
+        last = position == len(impls) and inputs is not None
+        guard = _Guard(start, inputs if last else None)
         try:
             y = impl(x, intact=guard)
         except ImplementationError as exc:
             out["implementations"][key] = {"error": str(exc)}
-            bits[...] = _encodings(start, stop)  # it may have written to them: the next
+            _encodings(start, stop, bits)  # it may have written to them: the next
             # implementation gets the block's inputs again
+            if inputs is not None:
+                inputs.holds = None
             continue
         evaluated = checking = time.perf_counter()
-        if known is not None and known.matches(y, x):
-            stats = _known(known, x, bits, regions[0][0])
+        if known is not None and known.matches_run(y, start):
+            stats = _known(known, run, start, regions[0][0])
         elif same := next((seen_stats for seen, seen_stats in scored
                            if _same(y, seen)), None):  # |y - exact| alike (±0 too)
             stats = copy.deepcopy(same)
@@ -163,9 +224,9 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
             v, unit = reference_values()
             checking = time.perf_counter()  # the reference's time is its own, not the check's
             if len(impls) == 1:  # nothing to share: the bit-space pass would only add to the cost
-                stats = _dense(y, v, unit, bits, regions)
+                stats = _dense(y, v, unit, start, regions)
             else:
-                shared = shared or Rounded(v, unit, bits, regions)
+                shared = shared or Rounded(v, unit, start, regions)
                 stats = shared.score(y)
             stats["exact"] = float(v[stats["worst_bits"] - start])
             if position < len(impls):  # a later one may alias it (a copy: 5% of a block)
@@ -177,13 +238,16 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     return out
 
 
-def _encodings(start: int, stop: int) -> np.ndarray:
-    """The encodings [start, stop) as uint32: a block's inputs."""
+def _encodings(start: int, stop: int, into: np.ndarray | None = None) -> np.ndarray:
+    """The encodings [start, stop) as uint32, a block's inputs: written into the start of
+    ``into`` where given (a task reuses one array for all its blocks: a new one for each
+    cost XXX), else into a new array."""
+    out = np.empty(stop - start, dtype=np.uint32) if into is None else into[:stop - start]
     if (compiled := fastref.kernels()) is not None:
-        out = np.empty(stop - start, dtype=np.uint32)
         compiled.encodings(out, np.uint32(start))
-        return out
-    return _OFFSETS[:stop - start] + np.uint32(start)  # not np.arange: 3x slower
+    else:
+        np.add(_OFFSETS[:stop - start], np.uint32(start), out=out)  # not np.arange: 3x slower
+    return out
 
 
 def _consecutive(x: np.ndarray, first: int) -> bool:
@@ -206,34 +270,47 @@ class _Guard:
     """The test that an implementation left its block's inputs intact (_consecutive),
     timed: it is gelucheck's cost, not the implementation's, and --profile shows it apart."""
 
-    def __init__(self, first: int):
-        self.first, self.seconds = first, 0.0
+    def __init__(self, first: int, inputs: Inputs | None = None):
+        self.first, self.seconds, self.inputs = first, 0.0, inputs
 
-    def __call__(self, x: np.ndarray) -> bool:
+    def __call__(self, x: np.ndarray, out=None) -> bool:
+        """Whether x is intact; and, for a block's last implementation (``inputs`` given)
+        whose outputs ``out`` are an array of their own, x rewritten as the next block's
+        inputs in the same pass - unless it was not intact (then partly: the sweep writes
+        the block's inputs again)."""
         begun = time.perf_counter()
-        intact = _consecutive(x, self.first)
+        following = self.inputs.following if self.inputs is not None else None
+        compiled = fastref.kernels()
+        if (following is not None and compiled is not None and isinstance(out, np.ndarray)
+                and not np.may_share_memory(out, x)):
+            intact = bool(compiled.consecutive_then(x.view(np.uint32), np.uint32(self.first),
+                                                    np.uint32(following)))
+            self.inputs.holds = (following, len(x)) if intact else None
+        else:
+            intact = _consecutive(x, self.first)
         self.seconds += time.perf_counter() - begun
         return intact
 
 
-def _known(known: Known, x: np.ndarray, bits: np.ndarray, region: str) -> dict:
+def _known(known: Known, x, first: int, region: str) -> dict:
     """What _dense gives, in closed form, for outputs that are ``known``'s results on a run
-    of inputs in one region: no error is above 1/2. |r| is monotone in |x|, so the largest
-    error lies at an end of the run or at the doubled input (the lower on a tie, as argmax)."""
+    of inputs x (an array or a Run) from the encoding ``first`` on, in one region: no error
+    is above 1/2. |r| is monotone in |x|, so the largest error lies at an end of the run or
+    at the doubled input (the lower on a tie, as argmax)."""
     n = len(x)
     ends = sorted({0, n - 1})
     candidates = sorted(set(ends) if known.doubled is None else {*ends, known.doubled})
     worst = max(candidates, key=lambda i: known.error(x, i))
     largest = max(ends, key=lambda i: abs(known.residual(x, i)))
-    stats = {"n": n, "max_ulp": known.error(x, worst), "worst_bits": int(bits[worst]),
+    stats = {"n": n, "max_ulp": known.error(x, worst), "worst_bits": first + worst,
              "sum_ulp": known.error_sum(x), "n_finite": n, "not_correctly_rounded": 0}
     counts = [0] * BINS
     counts[0] = n
     result = dict(stats)
     result.update({"max_abs": abs(known.residual(x, largest)),
-                   "max_abs_bits": int(bits[largest]), "histogram": counts,
+                   "max_abs_bits": first + largest, "histogram": counts,
                    "regions": {region: stats},
-                   "exact": known.result(int(bits[worst])) + known.residual(x, worst)})
+                   "exact": known.result(first + worst) + known.residual(x, worst)})
     return result
 
 
@@ -286,19 +363,20 @@ def _histogram(y: np.ndarray, v: np.ndarray, unit: np.ndarray, score: Score) -> 
     return counts
 
 
-def _dense(y: np.ndarray, v: np.ndarray, unit: np.ndarray, bits: np.ndarray,
+def _dense(y: np.ndarray, v: np.ndarray, unit: np.ndarray, first: int,
            regions: list) -> dict:
-    """The statistics of y measured on every input in float64."""
+    """The statistics of y measured on every input in float64 (``first``: the first
+    input's encoding)."""
     by_region, counts, largest = {}, 0, []
     # the regions partition the chunk: the overall figures are merged from theirs
     for name, s in regions:
         score = _score(y[s], v[s], unit[s])
-        by_region[name] = _stats(score, bits[s])
+        by_region[name] = _stats(score, first + s.start, s.stop - s.start)
         counts = counts + _histogram(y[s], v[s], unit[s], score)
         largest.append((score.max_abs, s.start + score.largest))
     stats = dict(functools.reduce(combine, by_region.values()))  # a copy: one region too
     max_abs, j = _largest(largest)
-    stats.update({"max_abs": max_abs, "max_abs_bits": int(bits[j]),
+    stats.update({"max_abs": max_abs, "max_abs_bits": first + j,
                   "histogram": counts.tolist(), "regions": by_region})
     return stats
 
@@ -315,9 +393,9 @@ class Rounded:
     other float32 lies at least as far from the exact value, so an output that differs can
     only raise a maximum."""
 
-    def __init__(self, v: np.ndarray, unit: np.ndarray, bits: np.ndarray, regions: list):
+    def __init__(self, v: np.ndarray, unit: np.ndarray, first: int, regions: list):
         self.rounded = v.astype(np.float32)
-        self.v, self.unit, self.bits, self.regions = v, unit, bits, regions
+        self.v, self.unit, self.start, self.regions = v, unit, first, regions
         self.rounded_bits = self.rounded.view(np.uint32)
         self.by_region = None  # what the rounded results score: once an output needs it
 
@@ -328,17 +406,16 @@ class Rounded:
         self.by_region, largest = {}, []
         for name, s in self.regions:
             score = _score(self.rounded[s], self.v[s], self.unit[s])
-            self.by_region[name] = _stats(score, self.bits[s])
+            self.by_region[name] = _stats(score, self.start + s.start, s.stop - s.start)
             largest.append((score.max_abs, s.start + score.largest))
         self.max_abs, self.j = _largest(largest)
         # the index of each region's (first) largest error, read off its encoding
-        start = int(self.bits[0])
-        self.first = {name: r["worst_bits"] - start for name, r in self.by_region.items()}
+        self.first = {name: r["worst_bits"] - self.start for name, r in self.by_region.items()}
 
     def score(self, y: np.ndarray) -> dict:
         differs = y.view(np.uint32) != self.rounded_bits
         if np.count_nonzero(differs) > len(y) // DENSE:  # many: whole-array arithmetic wins
-            return _dense(y, self.v, self.unit, self.bits, self.regions)
+            return _dense(y, self.v, self.unit, self.start, self.regions)
         if self.by_region is None:
             self._score_rounded()
         other = np.flatnonzero(differs)  # ascending
@@ -356,7 +433,7 @@ class Rounded:
             k = int(np.argmax(diff))  # the first NaN, else the first largest
             largest.append((float(diff[k]), int(other[k])))
         max_abs, j = _largest(largest)
-        stats.update({"max_abs": max_abs, "max_abs_bits": int(self.bits[j]),
+        stats.update({"max_abs": max_abs, "max_abs_bits": self.start + j,
                       "histogram": counts.tolist(), "regions": by_region})
         return stats
 
@@ -375,7 +452,7 @@ class Rounded:
             k = int(np.argmax(e))
             if e[k] > base["max_ulp"] or (e[k] == base["max_ulp"]
                                           and at[k] < self.first[name]):
-                out["max_ulp"], out["worst_bits"] = float(e[k]), int(self.bits[at[k]])
+                out["max_ulp"], out["worst_bits"] = float(e[k]), self.start + int(at[k])
         return out
 
 

@@ -228,21 +228,31 @@ class Known:
 
     def matches(self, y: np.ndarray, x: np.ndarray) -> bool:
         """Whether y is those results, float for float (a zero of either sign where the
-        result is a zero; never a NaN): one compiled pass over y where x is a run of
-        consecutive encodings (as a sweep's blocks are), else two NumPy passes."""
+        result is a zero; never a NaN): matches_run where x is a run of consecutive
+        encodings (as a sweep's blocks are), else two NumPy passes."""
         bits = x.view(np.uint32)
-        first = (int(bits[0]) * self.scale + self.shift) % (1 << 32) if len(x) else 0
-        consecutive = len(x) and int(bits[-1]) - int(bits[0]) == len(x) - 1  # (x is monotone)
-        compiled = kernels() if y.dtype == np.float32 and consecutive else None
+        if len(x) and int(bits[-1]) - int(bits[0]) == len(x) - 1:  # (x is monotone)
+            return self.matches_run(y, int(bits[0]))
+        return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
+
+    def matches_run(self, y: np.ndarray, start: int) -> bool:
+        """matches for the inputs of the encodings start, start + 1, ...: read off those,
+        not off an array - a sweep's block may hold the next block's inputs by then. One
+        compiled pass over y, else two NumPy passes."""
+        n = len(y)
+        first = (start * self.scale + self.shift) % (1 << 32)
+        compiled = kernels() if y.dtype == np.float32 and n else None
         if compiled is not None and self.scale == 0:
             mask = 0x7FFFFFFF if first & 0x7FFFFFFF == 0 else 0xFFFFFFFF  # ±0 alike
             return bool(compiled.constant(y.view(np.uint32), np.uint32(first), np.uint32(mask)))
-        last = (first + len(x) - 1) % (1 << 32)
+        last = (first + n - 1) % (1 << 32)
         if compiled is not None and first & 0x7FFFFFFF and last & 0x7FFFFFFF and (
                 first >> 31 == last >> 31):  # one sign, no zero among the results
             return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))
+        x = (np.arange(n, dtype=np.uint32) + np.uint32(start)).view(np.float32)
         return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
 
+    # x below: the run's inputs, an array or anything indexed alike (chunk's Run)
     def residual(self, x: np.ndarray, i: int) -> float:
         """r at the input x[i]: the exact value minus the expected result."""
         return self.offset + self.slope * float(x[i]) ** self.power
@@ -542,6 +552,7 @@ def warm_kernels() -> float | None:
     bits = np.empty(2, dtype=np.uint32)
     kernels().encodings(bits, np.uint32(1))
     kernels().consecutive(bits, np.uint32(1))
+    kernels().consecutive_then(bits, np.uint32(1), np.uint32(3))
     return time.perf_counter() - begun
 
 

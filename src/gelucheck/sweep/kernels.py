@@ -377,6 +377,18 @@ def encodings(out, first):
 
 
 @njit(cache=True, nogil=True)
+def consecutive_then(bits, first, following):
+    """consecutive, and bits rewritten as following, following + 1, ... in the same pass: a
+    block's inputs tested intact and made the next block's (the read that tests them costs
+    little more than a write of its own)."""
+    bad = np.uint32(0)
+    for i in range(bits.shape[0]):
+        bad |= bits[i] ^ (first + np.uint32(i))
+        bits[i] = following + np.uint32(i)
+    return bad == 0
+
+
+@njit(cache=True, nogil=True)
 def consecutive(bits, first):
     """Whether bits are first, first + 1, ... (modulo 2^32), a zero's sign included: an
     implementation handed its block's inputs has not written to them; or a known run's
