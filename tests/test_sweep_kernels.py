@@ -197,12 +197,13 @@ def test_the_compiled_score_is_the_numpy_passes(length, outputs, monkeypatch):
 
 
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 4097])
-@pytest.mark.parametrize("outputs", ["sparse", "dense", "nan", "inf"])
+@pytest.mark.parametrize("outputs", ["sparse", "dense", "one-bin", "nan", "inf"])
 def test_the_compiled_histogram_above_four_is_numpys(n, outputs):
     """kernels.histogram_above_four (bins computed per sub-block of 64, counted only where
-    one is 4 ulps or more) against stats.histogram of NumPy's errors: a few large errors
-    among small ones, most large (up to 2^40, the capped bin), NaN and inf outputs (the
-    last bin) - for lengths around the sub-block and the tail; added to the counts given."""
+    one is 4 ulps or more, at once where all share a bin) against stats.histogram of
+    NumPy's errors: a few large errors among small ones, most large (up to 2^40, the capped
+    bin), all in one bin but a few, NaN and inf outputs (the last bin) - for lengths around
+    the sub-block and the tail; added to the counts given."""
     from gelucheck.sweep.stats import BINS, histogram
 
     compiled = _kernels()
@@ -213,6 +214,9 @@ def test_the_compiled_histogram_above_four_is_numpys(n, outputs):
     large = rng.random(n) < (0.9 if outputs == "dense" else 0.01)
     large[n // 2] = outputs == "sparse"
     ulps[large] = 2.0 ** rng.uniform(2, 41, np.count_nonzero(large))
+    if outputs == "one-bin":  # [2^10, 2^11), but in every 100th
+        ulps[:] = 2.0 ** rng.uniform(10.01, 10.99, n)
+        ulps[::100] = 2.0**20.5
     y = (v + rng.choice([-1, 1], n) * ulps * unit).astype(np.float32)
     if outputs in ("nan", "inf"):
         y[[0, n - 1]] = np.nan if outputs == "nan" else np.inf

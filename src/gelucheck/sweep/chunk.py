@@ -240,8 +240,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
 
 def _encodings(start: int, stop: int, into: np.ndarray | None = None) -> np.ndarray:
     """The encodings [start, stop) as uint32, a block's inputs: written into the start of
-    ``into`` where given (a task reuses one array for all its blocks: a new one for each
-    cost XXX), else into a new array."""
+    ``into`` where given (a task's Inputs), else into a new array."""
     out = np.empty(stop - start, dtype=np.uint32) if into is None else into[:stop - start]
     if (compiled := fastref.kernels()) is not None:
         compiled.encodings(out, np.uint32(start))

@@ -332,21 +332,25 @@ def histogram_above_four(y, v, unit, counts):
     """stats.histogram's bins of the errors of 4 ulps and more, added to counts: the bin
     read off the error's exponent field (4 -> bin 4, capped at the second last), inf and NaN
     outputs in the last. Per sub-block of SUB: the bins computed in a vectorized loop (0 for
-    an error below 4), counted only where one is not 0 - into LANES rows of counters, output
-    j into row j mod LANES, summed at the end: one row made each count wait on the one
-    before when neighbouring errors fall in the same bin, as they do (1.7 -> 0.6 ns an input
-    where all err that much; NumPy's errors, compress and sort took 4x the score there)."""
+    an error below 4), counted only where one is not 0: at once where all share a bin, as
+    large errors mostly do (0.6 -> 0.27 ns an input where all err that much), else into
+    LANES rows of counters, output j into row j mod LANES, summed at the end - one row made
+    each count wait on the one before (1.7 -> 0.6 ns an input; NumPy's errors, compress and
+    sort took 4x the score there)."""
     last = counts.shape[0] - 1
     kept = counts[0]  # the errors below 4 are counted there, then dropped
     bins = np.zeros(SUB, dtype=np.int64)
     rows = np.zeros((LANES, counts.shape[0]), dtype=np.int64)
     n = y.shape[0]
     for a in range(0, n - n % SUB, SUB):
-        top = 0
+        top, bottom = 0, last
         for j in range(SUB):  # a fixed count: vectorized
             bins[j] = _bin_above_four(y[a + j], v[a + j], unit[a + j], last)
             top = max(top, bins[j])
-        if top:
+            bottom = min(bottom, bins[j])
+        if top == bottom:  # one bin for all, as where errors are large they mostly are
+            rows[0, top] += SUB
+        elif top:
             for j in range(0, SUB, LANES):
                 for lane in range(LANES):
                     rows[lane, bins[j + lane]] += 1
