@@ -6,7 +6,12 @@ seconds per 2^24 inputs of each kind and what each adds per 2^24 of all inputs.
 
     scripts/sweep-time-by-part.py torch:F.gelu gelu [EVERY]
 
-EVERY: sweep one task of 2^24 in EVERY (default 1, all 2^32: about 10 s for torch's GELU)."""
+EVERY: sweep one task of 2^24 in EVERY (default 1, all 2^32: about 10 s for torch's GELU).
+
+Then the implementation alone over the same inputs, in the block size that suits it best
+(2^16 to 2^20 tried, inputs written into one reused array, best of two rounds): the sweep's
+profile divides by the implementation's time inside the sweep, where gelucheck's own passes
+share the caches with it; this is the time it takes by itself."""
 import sys
 import time
 from collections import defaultdict
@@ -44,10 +49,10 @@ def main(spec: str, function_name: str, every: int = 1) -> None:
         return out
 
     chunk._evaluate_block = timed
-    for lo, hi in chunk.finite_ranges():
-        for a in range(lo, hi, 1 << 24):
-            if (a >> 24) % every == 0:
-                chunk.evaluate(impls, function, a, min(a + (1 << 24), hi))
+    tasks = [(a, min(a + (1 << 24), hi)) for lo, hi in chunk.finite_ranges()
+             for a in range(lo, hi, 1 << 24) if (a >> 24) % every == 0]
+    for a, b in tasks:
+        chunk.evaluate(impls, function, a, b)
     whole = sum(parts.values())
     per_all = (1 << 24) / whole[0]
     for kind, (n, ref, ev, check, total) in sorted(parts.items()):
@@ -57,6 +62,34 @@ def main(spec: str, function_name: str, every: int = 1) -> None:
               f"adds {(total - ev) * per_all:.4f} per 2^24 of all")
     print(f"all: {whole[4] * per_all:.4f} per 2^24, the implementation {whole[2] * per_all:.4f}: "
           f"{whole[4] / whole[2]:.2f}x")
+    size, (with_inputs, calls) = alone(impls, tasks)
+    print(f"the implementation alone, in blocks of 2^{size.bit_length() - 1}: "
+          f"{calls * per_all:.4f} per 2^24 ({with_inputs * per_all:.4f} with writing its inputs): "
+          f"the sweep is {whole[4] / calls:.2f}x that ({whole[4] / with_inputs:.2f}x)")
+
+
+def alone(impls, tasks) -> tuple[int, tuple[float, float]]:
+    """(block size, (seconds writing the inputs and calling, seconds calling)) of the fastest
+    block size for the implementations by themselves over the tasks."""
+    best = {}
+    for _ in range(2):
+        for size in (1 << 16, 1 << 17, 1 << 18, 1 << 19, 1 << 20):
+            inputs = np.empty(size, dtype=np.uint32)
+            writing = calling = 0.0
+            for a, b in tasks:
+                for start in range(a, b, size):
+                    bits = inputs[:min(size, b - start)]
+                    begun = time.perf_counter()
+                    chunk._encodings(start, start + len(bits), bits)
+                    called = time.perf_counter()
+                    for impl in impls:
+                        impl(bits.view(np.float32), intact=lambda x, out: True)
+                    done = time.perf_counter()
+                    writing, calling = writing + called - begun, calling + done - called
+            old = best.get(size, (np.inf, np.inf))
+            best[size] = min(old[0], writing + calling), min(old[1], calling)
+    size = min(best, key=lambda k: best[k][1])
+    return size, best[size]
 
 
 if __name__ == "__main__":
