@@ -215,7 +215,8 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
                 inputs.holds = None
             continue
         evaluated = checking = time.perf_counter()
-        if known is not None and known.matches_run(y, start):
+        if known is not None and (known.matches_run(y, start) if inputs is not None and
+                                  inputs.holds else known.matches(y, x)):  # (x: still these)
             stats = _known(known, run, start, regions[0][0])
         elif same := next((seen_stats for seen, seen_stats in scored
                            if _same(y, seen)), None):  # |y - exact| alike (±0 too)

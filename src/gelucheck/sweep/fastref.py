@@ -228,29 +228,39 @@ class Known:
 
     def matches(self, y: np.ndarray, x: np.ndarray) -> bool:
         """Whether y is those results, float for float (a zero of either sign where the
-        result is a zero; never a NaN): matches_run where x is a run of consecutive
-        encodings (as a sweep's blocks are), else two NumPy passes."""
+        result is a zero; never a NaN): one compiled pass over y where x is a run of
+        consecutive encodings (as a sweep's blocks are), else two NumPy passes."""
         bits = x.view(np.uint32)
         if len(x) and int(bits[-1]) - int(bits[0]) == len(x) - 1:  # (x is monotone)
-            return self.matches_run(y, int(bits[0]))
+            compiled = self._compiled_match(y, int(bits[0]))
+            if compiled is not None:
+                return compiled
         return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
 
     def matches_run(self, y: np.ndarray, start: int) -> bool:
         """matches for the inputs of the encodings start, start + 1, ...: read off those,
-        not off an array - a sweep's block may hold the next block's inputs by then. One
-        compiled pass over y, else two NumPy passes."""
+        not off an array - a sweep's block may hold the next block's inputs by then."""
+        compiled = self._compiled_match(y, start)
+        if compiled is not None:
+            return compiled
+        x = (np.arange(len(y), dtype=np.uint32) + np.uint32(start)).view(np.float32)
+        return np.array_equal(y, self.expected(x))
+
+    def _compiled_match(self, y: np.ndarray, start: int) -> bool | None:
+        """matches_run in one compiled pass over y, or None where there is none: without
+        numba, or where the results' encodings are not one constant nor consecutive."""
         n = len(y)
-        first = (start * self.scale + self.shift) % (1 << 32)
         compiled = kernels() if y.dtype == np.float32 and n else None
-        if compiled is not None and self.scale == 0:
+        if compiled is None:
+            return None
+        first = (start * self.scale + self.shift) % (1 << 32)
+        if self.scale == 0:
             mask = 0x7FFFFFFF if first & 0x7FFFFFFF == 0 else 0xFFFFFFFF  # ±0 alike
             return bool(compiled.constant(y.view(np.uint32), np.uint32(first), np.uint32(mask)))
         last = (first + n - 1) % (1 << 32)
-        if compiled is not None and first & 0x7FFFFFFF and last & 0x7FFFFFFF and (
-                first >> 31 == last >> 31):  # one sign, no zero among the results
-            return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))
-        x = (np.arange(n, dtype=np.uint32) + np.uint32(start)).view(np.float32)
-        return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
+        if first & 0x7FFFFFFF and last & 0x7FFFFFFF and first >> 31 == last >> 31:
+            return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))  # one sign,
+        return None  # no zero among the results
 
     # x below: the run's inputs, an array or anything indexed alike (chunk's Run)
     def residual(self, x: np.ndarray, i: int) -> float:
