@@ -697,21 +697,27 @@ def test_a_known_span_scores_as_its_blocks_do():
 @pytest.mark.parametrize("names", [["rounded_gelu"], ["off_gelu"], ["returns_its_input"],
                                    ["rounded_gelu", "in_place_gelu"],
                                    ["in_place_gelu", "off_gelu", "returns_its_input"]])
-def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, sweep_path):
+@pytest.mark.parametrize("edge, known_first", [(0x33000000, True), (0xC1A00000, False)])
+def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, known_first,
+                                                                 sweep_path):
     """evaluate() keeps one input array per task, and the test that a block's last
     implementation left it intact rewrites it as the next block's inputs: the figures are
     those of each block given inputs of its own - for outputs scored in closed form, outputs
     that need the reference after the rewrite (one ulp off), outputs in the inputs' own
     memory, and an implementation that writes to its inputs, last or first. Two closed-form
-    spans below 2^-25, then two blocks of the middle."""
+    spans, then blocks of the middle (below |x| = 2^-25), or the other way round (the far
+    left, x <= -20: the next block longer than the array holds)."""
     from gelucheck.backends import load_user
     from gelucheck.functions import get_function
 
     impls, f = [load_user(f"sweep_impls:{name}", "gelu") for name in names], get_function("gelu")
-    start = 0x33000000 - 2 * chunk.KNOWN_SPAN
-    stop = 0x33000000 + 2 * chunk.COMPILED_BLOCK
+    if known_first:
+        start, stop = edge - 2 * chunk.KNOWN_SPAN, edge + 2 * chunk.COMPILED_BLOCK
+    else:
+        start, stop = edge - 2 * chunk.COMPILED_BLOCK, edge + 2 * chunk.KNOWN_SPAN
     blocks = chunk._blocks(f, start, stop)
-    assert [b - a for a, b in blocks[:2]] == [chunk.KNOWN_SPAN] * 2 and len(blocks) > 3
+    spans = blocks[:2] if known_first else blocks[-2:]
+    assert [b - a for a, b in spans] == [chunk.KNOWN_SPAN] * 2 and len(blocks) > 3
     whole = chunk.evaluate(impls, f, start, stop)
     parts = merge_all([chunk._evaluate_block(impls, f, a, b) for a, b in blocks])
     for merged in (whole, parts):

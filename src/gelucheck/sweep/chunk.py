@@ -183,11 +183,15 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     ref = None  # (v, unit), once needed
     run = Run(start, stop - start)  # the inputs, once an implementation has been called
 
+    def rewritten() -> bool:
+        """Whether the array holds the next block's inputs already (the last guard's)."""
+        return inputs is not None and inputs.holds is not None
+
     def reference_values():
         nonlocal ref
         if ref is None:
             begun = time.perf_counter()
-            if inputs is not None and inputs.holds:  # the next block's already: this one's again
+            if rewritten():  # this block's inputs again
                 _encodings(start, stop, bits)
                 inputs.holds = None
             v, unit, out["n_slow_reference"] = reference(function, x, monotone=True)
@@ -215,8 +219,8 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
                 inputs.holds = None
             continue
         evaluated = checking = time.perf_counter()
-        if known is not None and (known.matches_run(y, start) if inputs is not None and
-                                  inputs.holds else known.matches(y, x)):  # (x: still these)
+        if known is not None and (known.matches_run(y, start) if rewritten()
+                                  else known.matches(y, x)):  # (NumPy's check reads x)
             stats = _known(known, run, start, regions[0][0])
         elif same := next((seen_stats for seen, seen_stats in scored
                            if _same(y, seen)), None):  # |y - exact| alike (±0 too)
@@ -410,7 +414,8 @@ class Rounded:
             largest.append((score.max_abs, s.start + score.largest))
         self.max_abs, self.j = _largest(largest)
         # the index of each region's (first) largest error, read off its encoding
-        self.first = {name: r["worst_bits"] - self.start for name, r in self.by_region.items()}
+        self.worst_at = {name: r["worst_bits"] - self.start
+                         for name, r in self.by_region.items()}
 
     def score(self, y: np.ndarray) -> dict:
         differs = y.view(np.uint32) != self.rounded_bits
@@ -451,7 +456,7 @@ class Rounded:
         if e.size:
             k = int(np.argmax(e))
             if e[k] > base["max_ulp"] or (e[k] == base["max_ulp"]
-                                          and at[k] < self.first[name]):
+                                          and at[k] < self.worst_at[name]):
                 out["max_ulp"], out["worst_bits"] = float(e[k]), self.start + int(at[k])
         return out
 
