@@ -259,8 +259,9 @@ class Known:
             return bool(compiled.constant(y.view(np.uint32), np.uint32(first), np.uint32(mask)))
         last = (first + n - 1) % (1 << 32)
         if first & 0x7FFFFFFF and last & 0x7FFFFFFF and first >> 31 == last >> 31:
-            return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))  # one sign,
-        return None  # no zero among the results
+            # one sign, no zero among the results: consecutive encodings
+            return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))
+        return None
 
     # x below: the run's inputs, an array or anything indexed alike (chunk's Run)
     def residual(self, x: np.ndarray, i: int) -> float:

@@ -23,7 +23,6 @@ if TERMS % 2:  # R is evaluated as its even and odd parts (_even_odd)
     raise RuntimeError(f"phi_table.TERMS must be even, not {TERMS}")
 
 
-
 @intrinsic
 def _as_float(typingctx, src):
     def codegen(context, builder, signature, args):
