@@ -207,8 +207,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     for position, impl in enumerate(impls, 1):
         key = f"{impl.id}/{impl.function.name}"
         clock = time.perf_counter()
-        last = position == len(impls) and inputs is not None
-        guard = _Guard(start, inputs if last else None)
+        guard = _Guard(start, inputs if position == len(impls) else None)  # the last rewrites
         try:
             y = impl(x, intact=guard)
         except ImplementationError as exc:
