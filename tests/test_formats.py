@@ -53,6 +53,26 @@ def test_bit_views_and_hex():
     assert float(BFLOAT16.from_bits(0x3f80)) == 1.0
 
 
+@pytest.mark.parametrize("fmt", list(FORMATS.values()))
+def test_value_of_one_encoding_by_hand(fmt):
+    """value_of reads an encoding as IEEE lays it out: sign, exponent field, fraction."""
+    bias, fraction = fmt.emax, fmt.precision - 1
+    one, two_less = bias << fraction, ((bias + 1) << fraction) - 1  # 1.0, 2 - 2^(1-p)
+    assert fmt.value_of(one) == 1.0
+    assert fmt.value_of(one | 1 << (fmt.bits - 1)) == -1.0
+    assert fmt.value_of(two_less) == 2 - 2.0 ** (1 - fmt.precision)
+    assert fmt.value_of(1) == fmt.smallest_subnormal
+    assert str(fmt.value_of(1 << (fmt.bits - 1))) == "-0.0"
+    assert fmt.value_of(((1 << fmt.exponent_bits) - 1) << fraction) == np.inf
+    assert np.isnan(fmt.value_of((((1 << fmt.exponent_bits) - 1) << fraction) | 1))
+    bits = np.random.default_rng(7).integers(0, 1 << fmt.bits, 500, dtype=np.uint64)
+    with np.errstate(invalid="ignore"):  # a signalling NaN, quieted
+        values = fmt.from_bits(bits.astype(fmt.uint)).astype(np.float64)
+    got = np.array([fmt.value_of(int(b)) for b in bits])
+    assert np.array_equal(got, values, equal_nan=True)
+    assert np.array_equal(np.signbit(got), np.signbit(values))
+
+
 def test_unknown_dtype_lists_the_valid_names():
     with pytest.raises(UsageError, match="float16, bfloat16, float32, float64"):
         get_format("float8")

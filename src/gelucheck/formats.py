@@ -6,6 +6,7 @@ here, once, for the metric, the rounding and the sweep's fast reference alike.
 """
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 import ml_dtypes
@@ -14,6 +15,8 @@ import numpy as np
 from .errors import choose
 
 _FLOAT64_EXPONENT_FIELD = 0x7FF0000000000000
+# IEEE binary16, 32 and 64 by width, as the struct module reads them (little-endian)
+_VALUE_OF = {16: struct.Struct("<e"), 32: struct.Struct("<f"), 64: struct.Struct("<d")}
 
 
 @dataclass(frozen=True)
@@ -94,6 +97,13 @@ class Format:
 
     def from_bits(self, bits) -> np.ndarray:
         return np.asarray(bits, dtype=self.uint).view(self.dtype)
+
+    def value_of(self, bits: int) -> float:
+        """The value of one encoding as a Python float: from_bits for one input without
+        NumPy's per-call cost (1 us, against 0.2; a sweep reads a dozen a block)."""
+        if self.name == "bfloat16":  # float32's upper half
+            return _VALUE_OF[32].unpack((bits << 16).to_bytes(4, "little"))[0]
+        return _VALUE_OF[self.bits].unpack(bits.to_bytes(self.bits // 8, "little"))[0]
 
     def hex(self, value) -> str:
         """The encoding of one value as fixed-width hex, e.g. ``0xbf400000``."""

@@ -115,10 +115,10 @@ def _blocks(function: Function, start: int, stop: int) -> list[tuple[int, int]]:
     a = start
     while a < stop:
         b = min(a - a % KNOWN_SPAN + KNOWN_SPAN, stop)
-        first = float(FLOAT32.from_bits(a))
-        if not is_known(function, first, float(FLOAT32.from_bits(b - 1))):
+        first = FLOAT32.value_of(a)
+        if not is_known(function, first, FLOAT32.value_of(b - 1)):
             b = min(a + COMPILED_BLOCK, stop)
-            if not fastref.one_compiled_run(function, first, float(FLOAT32.from_bits(b - 1))):
+            if not fastref.one_compiled_run(function, first, FLOAT32.value_of(b - 1)):
                 b = min(a + BLOCK, stop)
         out.append((a, b))
         a = b
@@ -153,14 +153,18 @@ class Run:
 
     def __init__(self, start: int, n: int):
         self.start, self.n = start, n
+        self._values = {}  # index: value - the closed form reads each end a few times
 
     def __len__(self) -> int:
         return self.n
 
-    def __getitem__(self, i: int) -> np.float32:
+    def __getitem__(self, i: int) -> float:
         if not -self.n <= i < self.n:
             raise IndexError(i)
-        return FLOAT32.from_bits(self.start + i % self.n)
+        i %= self.n
+        if (value := self._values.get(i)) is None:
+            value = self._values[i] = FLOAT32.value_of(self.start + i)
+        return value
 
 
 def _evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int,

@@ -88,10 +88,6 @@ def merge_all(chunks: list[dict]) -> dict | None:
     return out
 
 
-def _value(bits: int) -> float:
-    return float(FLOAT32.from_bits(bits))
-
-
 def results(merged: dict, impls: list, span: tuple[int, int]) -> list[SweepResult]:
     """The merged statistics in the schema of ``gelucheck check``, one result per
     implementation, plus the histogram and the count that is not correctly rounded."""
@@ -119,7 +115,8 @@ def results(merged: dict, impls: list, span: tuple[int, int]) -> list[SweepResul
             n_infinite=s["n"] - s["n_finite"],
             not_correctly_rounded=s["not_correctly_rounded"], worst_input=float(worst),
             worst_input_hex=FLOAT32.hex(worst), computed=s["computed"], exact=s["exact"],
-            max_abs_error=s["max_abs"], max_abs_at=_value(s["max_abs_bits"]), regions=regions)
+            max_abs_error=s["max_abs"], max_abs_at=FLOAT32.value_of(s["max_abs_bits"]),
+            regions=regions)
         result.histogram = {"edges": histogram_edges(), "counts": s["histogram"]}
         # CPU seconds summed over workers: the implementation's own evaluation, the
         # comparison with the reference, and the reference (shared by all in the pass)
