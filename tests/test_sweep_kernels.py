@@ -166,12 +166,14 @@ def test_compiled_and_numpy_paths_give_the_same_figures(function, start, monkeyp
 
 
 @pytest.mark.parametrize("length", ["1", "1000", "sub-1", "sub", "sub+1", "4sub+1"])
-@pytest.mark.parametrize("outputs", ["plain", "ties", "nan", "inf"])
+@pytest.mark.parametrize("outputs", ["plain", "rare", "ties", "nan", "inf"])
 def test_the_compiled_score_is_the_numpy_passes(length, outputs, monkeypatch):
     """kernels.score (one pass, maxima per sub-block of SCORE_SUB, the tail padded) against
-    NumPy's passes over the errors: the same counts, maxima and first indices - ties of the
-    largest error and |y - v| in different sub-blocks, NaN outputs (the first NaN is the
-    largest |y - v|), infinite outputs - for lengths around the sub-block and the tail."""
+    NumPy's passes over the errors: the same counts, maxima and first indices - errors of 2
+    and 4 ulps and more everywhere or in one sub-block only (counted in a pass of their own
+    where there are any), ties of the largest error and |y - v| in different sub-blocks, NaN
+    outputs (the first NaN is the largest |y - v|), infinite outputs - for lengths around
+    the sub-block and the tail."""
     sub = _kernels().SCORE_SUB
     n = {"1": 1, "1000": 1000, "sub-1": sub - 1, "sub": sub, "sub+1": sub + 1,
          "4sub+1": 4 * sub + 1}[length]
@@ -179,6 +181,11 @@ def test_the_compiled_score_is_the_numpy_passes(length, outputs, monkeypatch):
     v = rng.normal(size=n)
     unit = 2.0 ** rng.integers(-30, 0, n).astype(np.float64)
     y = (v + rng.normal(size=n) * 3 * unit).astype(np.float32)
+    if outputs == "rare":  # below 2 ulps but in the last sub-block: exactly 2, 4 and just below
+        y = rng.normal(size=n).astype(np.float32)
+        errors = rng.uniform(-1.9, 1.9, n)
+        errors[-3:] = [3.75, -4.0, 2.0][-min(n, 3):]  # the last alone in 4sub+1's tail
+        v = y.astype(np.float64) + errors * unit
     if outputs == "ties" and n > 2:  # the same largest error and |y - v| twice, far apart
         y[:], v[:], unit[:] = 1.0, 1.0, 2.0**-23
         v[[n // 3, 2 * n // 3, n - 1]] = 1.0 + 2.0**-23 * 7
