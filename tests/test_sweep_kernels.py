@@ -365,13 +365,18 @@ def test_the_loops_skip_the_subnormal_test_only_above_minus_12(monkeypatch):
 
 @pytest.mark.parametrize("function", ["phi", "gelu"])
 @pytest.mark.parametrize("start", [0x00000000, 0x80000000, 0x00400001, 0x807FF000, 0x00FFF000,
-                                   0x0C000000, 0x30800000 - 3000, 0xB0800000 - 3000])
-def test_the_tiny_part_is_numpys_bit_for_bit(function, start, monkeypatch):
+                                   0x0C000000, 0x30800000 - 3000, 0xB0800000 - 3000,
+                                   # right of saturation (9 = 0x41100000), powers of two in it,
+                                   # up to the largest float32; the far left (-20 = 0xc1a00000)
+                                   0x41100001, 0x41800000 - 1500, 0x7F7FFFFF - 2999,
+                                   0xC1A00000, 0xC2000000 - 1500, 0xFF7FFFFF - 2999])
+def test_the_tiny_and_outer_parts_are_numpys_bit_for_bit(function, start, monkeypatch):
     """|x| <= 2^-30 (zeros, odd subnormals whose GELU is a float32 tie, the edge at 2^-30,
-    both signs): the compiled loop gives the NumPy path's values and units, bit for bit, and
-    no close call."""
+    both signs), the far left and right of saturation: the compiled loop gives the NumPy
+    path's values and units, bit for bit, and no close call."""
     _kernels()
     x = np.arange(start, start + 3000, dtype=np.uint32).view(np.float32)
+    assert fastref.one_compiled_run(get_function(function), float(x[0]), float(x[-1]))
     compiled = fastref.reference(function, x, monotone=True)
     monkeypatch.setattr(fastref, "kernels", lambda: None)
     numpy = fastref.reference(function, x, monotone=True)

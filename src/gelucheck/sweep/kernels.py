@@ -210,6 +210,24 @@ def tiny_block(x, gelu, v, unit):
         v[i] = value
 
 
+@njit(cache=True, error_model="numpy", nogil=True)
+def outer_block(x, far, gelu, v, unit):
+    """fastref._fill's far left and right of saturation for Φ or GELU, value for value, into
+    v and unit: the far left's signed zero ``far`` with the quantum as unit; right, Φ's 1
+    (unit 2^-24: the exact value lies below it) or GELU's x itself, whose float32 ulp is
+    halved at a power of two (the exact value lies just inside the binade below)."""
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        if xi < 0.0:
+            v[i], unit[i] = far, QUANTUM
+        elif gelu:
+            bits = _as_int(xi)
+            ulp = _as_float((bits & EXPONENT_FIELD) - PRECISION_SHIFT)  # x is normal here
+            v[i], unit[i] = xi, ulp * 0.5 if bits & FRACTION_MASK == 0 else ulp
+        else:
+            v[i], unit[i] = 1.0, PHI_RIGHT_UNIT
+
+
 @njit(inline="always", error_model="numpy")
 def _error(yi, vi, ui, finite=False):
     """(|y - v|, that in ulps of ui, a power of two) of one output - inf for both where y
