@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Rewrite src/gelucheck/data/phi_rows.json: the coefficients of R = Φ/φ per interval of 1/4
-that the compiled sweep reference uses (gelucheck.sweep.phi_table), fitted with mpmath (~3 s)."""
+"""Rewrite the coefficient tables of the compiled sweep reference (gelucheck.sweep.phi_table:
+R = Φ/φ in src/gelucheck/data/phi_rows.json, Φ in phi_direct_rows.json), fitted with mpmath
+(a few seconds)."""
 from gelucheck.sweep import phi_table
 
 if __name__ == "__main__":
-    phi_table.write_rows()
-    print(f"wrote {phi_table.ROWS_FILE}")
+    for table in phi_table.TABLES:
+        table.write()
+        print(f"wrote {table.path}")

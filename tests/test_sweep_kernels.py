@@ -44,7 +44,7 @@ def test_compiled_phi_and_gelu_are_16_times_inside_their_bound(function):
     f = get_function(function)
     rng = np.random.default_rng(7)
     worst = 0.0
-    for k in range(phi_table.INTERVALS):
+    for k in range(phi_table.R.intervals):
         lo, hi = k * phi_table.INTERVAL, (k + 1) * phi_table.INTERVAL
         inside = rng.uniform(lo, hi, 10).astype(np.float32)
         ends = np.array([lo, np.nextafter(np.float32(hi), np.float32(0))], dtype=np.float32)
@@ -90,15 +90,17 @@ def test_the_series_near_zero_is_16_times_inside_the_bound(function):
     assert worst < fastref.COMPILED_BOUND / 16, math.log2(worst)
 
 
-def test_the_table_is_mpmaths_fit():
+@pytest.mark.parametrize("table", phi_table.TABLES, ids=lambda t: t.path.stem)
+def test_the_table_is_mpmaths_fit(table):
     """Three rows fitted afresh equal the stored ones, bit for bit."""
-    for k in (0, 37, phi_table.INTERVALS - 1):
-        assert phi_table.fit_row(k) == phi_table.rows()[k].tolist(), k
+    for k in (0, table.intervals // 2 + 1, table.intervals - 1):
+        assert table.fit_row(k) == table.rows()[k].tolist(), k
 
 
+@pytest.mark.parametrize("table", phi_table.TABLES, ids=lambda t: t.path.stem)
 @pytest.mark.parametrize("damage", ["coefficient", "truncated", "shape"])
-def test_a_damaged_table_is_refused_with_its_name(tmp_path, damage):
-    text = phi_table.ROWS_FILE.read_text()
+def test_a_damaged_table_is_refused_with_its_name(tmp_path, damage, table):
+    text = table.path.read_text()
     data = json.loads(text)
     if damage == "coefficient":
         data["rows"][3][5] = (float.fromhex(data["rows"][3][5]) * (1 + 2.0**-40)).hex()
@@ -108,10 +110,10 @@ def test_a_damaged_table_is_refused_with_its_name(tmp_path, damage):
     else:
         data["rows"] = data["rows"][:-1]
         text = json.dumps(data)
-    path = tmp_path / "phi_rows.json"
+    path = tmp_path / table.path.name
     path.write_text(text)
     with pytest.raises(ReferenceDataError, match=str(path)):
-        phi_table.rows(path)
+        table.rows(path)
 
 
 @pytest.mark.parametrize("function, start", [("gelu", 0x3F900000), ("gelu", 0xC0900000),
@@ -357,10 +359,28 @@ def test_the_loops_skip_the_subnormal_test_only_above_minus_12(monkeypatch):
     told = []
     real = k.phi_block
     monkeypatch.setattr(k, "phi_block", lambda *a: told.append(a[5]) or real(*a))
-    for lo, hi in ((-13.45, -13.3), (-2.95, -2.8)):  # one interval each
+    for lo, hi in ((-13.45, -13.3), (-11.95, -11.8)):  # one interval each
         x = np.linspace(lo, hi, 50, dtype=np.float32)
         fastref._compiled_middle(get_function("gelu"), x, np.empty(50), np.empty(50))
     assert told == [True, False]
+
+
+def test_phis_own_fit_serves_right_of_zero_and_down_to_minus_5(monkeypatch):
+    """phi_direct (Φ's fit, no exponential) computes 1/8 <= x <= 9 and -5 <= x <= -1/8,
+    phi_block (R·φ) the rest of the middle: Φ's fit holds 2^-62 of Φ only down to -5."""
+    k = _kernels()
+    told = []
+    for name in ("phi_block", "phi_direct"):
+        real = getattr(k, name)
+        monkeypatch.setattr(k, name, lambda *a, name=name, real=real: told.append(name)
+                            or real(*a))
+    pieces = [(0.13, 0.2), (8.8, 8.95), (-0.2, -0.13), (-4.99, -4.76), (-5.2, -5.01),
+              (-19.9, -19.8)]
+    for lo, hi in pieces:  # one interval each
+        x = np.linspace(lo, hi, 50, dtype=np.float32)
+        fastref._compiled_middle(get_function("phi"), x, np.empty(50), np.empty(50))
+    assert told == ["phi_direct"] * 4 + ["phi_block"] * 2
+    assert phi_table.DIRECT_LEFT == 5.0 and phi_table.PHI.intervals * phi_table.INTERVAL >= 9
 
 
 @pytest.mark.parametrize("function", ["phi", "gelu"])

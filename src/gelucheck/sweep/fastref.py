@@ -559,9 +559,10 @@ def warm_kernels() -> float | None:
         return None
     begun = time.perf_counter()
     x32 = np.array([0.5, 0.75], dtype=np.float32)
-    # float32 as a block passes it, float64 as the generic path does, and the series' range
-    for x in (x32, x32.astype(np.float64), *(x32 * edge / 2 for edge, _ in
-                                                kernels().SERIES_PIECES)):
+    # float32 as a block passes it, float64 as the generic path does, Φ's own fit (x > 0)
+    # and R's (x = -6, -9), and the series' range
+    for x in (x32, x32.astype(np.float64), -12 * x32[::-1], -12 * x32[::-1].astype(np.float64),
+              *(x32 * edge / 2 for edge, _ in kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
         _compiled_middle(GELU, x, v, unit)
     kernels().score(x32, v, unit)
@@ -590,8 +591,8 @@ NORMAL_ABOVE = -12.0
 
 def _piece(x: float) -> int:
     """Which compiled loop computes x: the series with the fewest terms that its |x| allows
-    (p < S, the pieces of kernels.SERIES_PIECES), or phi_block on interval p - S of
-    phi_table."""
+    (p < S, the pieces of kernels.SERIES_PIECES), or phi_direct or phi_block on interval
+    p - S of phi_table."""
     series = kernels().SERIES_PIECES
     for p, (edge, _) in enumerate(series):
         if abs(x) < edge:
@@ -632,10 +633,13 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         if p < len(series):
             kernels().PHI_SERIES[series[p][1]](x[a:b], gelu, COMPILED_BOUND, v[a:b],
                                                unit[a:b], doubt[a:b])
+        elif (k := p - len(series)) < phi_table.PHI.intervals and (
+                x[a] > 0 or (k + 1) * phi_table.INTERVAL <= phi_table.DIRECT_LEFT):
+            kernels().phi_direct(x[a:b], phi_table.PHI.rows()[k], phi_table.centre(k), gelu,
+                                 COMPILED_BOUND, v[a:b], unit[a:b], doubt[a:b])
         else:
-            k = p - len(series)
             subnormal = min(float(x[a]), float(x[b - 1])) < NORMAL_ABOVE
-            kernels().phi_block(x[a:b], phi_table.rows()[k], phi_table.centre(k), gelu,
+            kernels().phi_block(x[a:b], phi_table.R.rows()[k], phi_table.centre(k), gelu,
                                 COMPILED_BOUND, subnormal, v[a:b], unit[a:b], doubt[a:b])
     return doubt
 

@@ -1,11 +1,21 @@
-"""The coefficients of R = Φ/φ on each interval of 1/4 of -|x| down to -20, for the compiled
-sweep reference (sweep/kernels.py): mpmath's Chebyshev fits at 40 digits, degree 11 in
-u = 8·(x - centre), error below 2^-63 of R. Fitting all 80 takes ~3 s, so they are stored in
-data/phi_rows.json with a digest (rewritten by scripts/fit-phi-rows.py) and checked on load."""
+"""The coefficient tables of the compiled sweep reference (sweep/kernels.py), per interval of
+1/4 of -|x|, in u = 8·(x - centre), highest first: mpmath's Chebyshev fits at 40 digits.
+
+- R = Φ/φ, degree 11, on 80 intervals down to x = -20 (the far left): error below 2^-63 of
+  R. phi_block multiplies it by φ = exp(-x²/2)/√(2π), computed alongside.
+- Φ itself, degree 13, on the 36 intervals down to x = -9 (saturation): error below 2^-64 of
+  Φ down to -5 (DIRECT_LEFT), and absolute below 2^-86 beyond, where it serves only
+  1 - Φ(-x) for x > 0. phi_direct needs no exponential: twice as fast where it serves
+  (docs/design.md, The sweep).
+
+Fitting takes seconds, so the rows are stored in data/ with a digest (rewritten by
+scripts/fit-phi-rows.py) and checked on load."""
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -15,20 +25,7 @@ import numpy as np
 from ..errors import ReferenceDataError
 
 INTERVAL = 0.25
-INTERVALS = 80  # down to x = -20, the far left
-TERMS = 12  # degree 11
-ROWS_FILE = Path(__file__).resolve().parents[1] / "data" / "phi_rows.json"
-
-
-def fit_row(k: int) -> list[float]:
-    """R's coefficients on [-(k+1)/4, -k/4] in u = 8·(x - centre(k)), highest first."""
-    c = centre(k)
-    with mpmath.workdps(40):
-        def r(u):
-            x = c + u * INTERVAL / 2
-            return mpmath.ncdf(x) / mpmath.npdf(x)
-
-        return [float(a) for a in mpmath.chebyfit(r, [-1, 1], TERMS)]
+DATA = Path(__file__).resolve().parents[1] / "data"
 
 
 def centre(k: int) -> float:
@@ -36,28 +33,49 @@ def centre(k: int) -> float:
 
 
 def interval(x: float) -> int:
-    """The interval of -|x|."""
-    return min(int(abs(x) / INTERVAL), INTERVALS - 1)
+    """The interval of -|x| (the last of R's beyond it)."""
+    return min(int(abs(x) / INTERVAL), R.intervals - 1)
 
 
 def _digest(rows: list[list[str]]) -> str:
     return hashlib.sha256(json.dumps(rows).encode()).hexdigest()
 
 
-def write_rows(path: Path = ROWS_FILE) -> None:
-    rows = [[c.hex() for c in fit_row(k)] for k in range(INTERVALS)]
-    path.write_text(json.dumps({"interval": INTERVAL, "terms": TERMS, "rows": rows,
-                                "sha256": _digest(rows)}, indent=1) + "\n")
+@dataclass(frozen=True)
+class Table:
+    """One function's fits: ``terms`` coefficients on each of ``intervals`` intervals."""
+
+    name: str
+    path: Path
+    terms: int
+    intervals: int
+    function: Callable  # of an mpmath x
+
+    def fit_row(self, k: int) -> list[float]:
+        """The coefficients on [-(k+1)/4, -k/4] in u = 8·(x - centre(k)), highest first."""
+        c = centre(k)
+        with mpmath.workdps(40):
+            return [float(a) for a in mpmath.chebyfit(
+                lambda u: self.function(c + u * INTERVAL / 2), [-1, 1], self.terms)]
+
+    def write(self, path: Path | None = None) -> None:
+        rows = [[c.hex() for c in self.fit_row(k)] for k in range(self.intervals)]
+        (path or self.path).write_text(json.dumps(
+            {"interval": INTERVAL, "terms": self.terms, "rows": rows, "sha256": _digest(rows)},
+            indent=1) + "\n")
+
+    def rows(self, path: Path | None = None) -> np.ndarray:
+        """The (intervals, terms) coefficients, checked against their digest and shape."""
+        return _load(path or self.path, self.terms, self.intervals)
 
 
 @cache
-def rows(path: Path = ROWS_FILE) -> np.ndarray:
-    """The (INTERVALS, TERMS) coefficients, checked against their digest and shape."""
+def _load(path: Path, terms: int, intervals: int) -> np.ndarray:
     try:
         data = json.loads(path.read_text())
         table = np.array([[float.fromhex(c) for c in row] for row in data["rows"]])
         ok = (data["sha256"] == _digest(data["rows"]) and data["interval"] == INTERVAL
-              and table.shape == (INTERVALS, TERMS) and np.isfinite(table).all())
+              and table.shape == (intervals, terms) and np.isfinite(table).all())
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise ReferenceDataError(f"{path}: unreadable ({exc}); rewrite it with "
                                  "scripts/fit-phi-rows.py") from exc
@@ -65,3 +83,11 @@ def rows(path: Path = ROWS_FILE) -> np.ndarray:
         raise ReferenceDataError(f"{path}: damaged (digest, interval or shape differs); "
                                  "rewrite it with scripts/fit-phi-rows.py")
     return table
+
+
+R = Table("R = Φ/φ", DATA / "phi_rows.json", 12, 80,
+          lambda x: mpmath.ncdf(x) / mpmath.npdf(x))
+PHI = Table("Φ", DATA / "phi_direct_rows.json", 14, 36, mpmath.ncdf)
+TABLES = (R, PHI)
+# phi_direct serves x < 0 down to here; below, Φ's fit loses bits to its own size
+DIRECT_LEFT = 5.0
