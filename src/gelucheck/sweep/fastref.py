@@ -367,9 +367,9 @@ def _outer_part(function: Function, kind: str) -> Known:
     once per function: 4 us, paid by every block)."""
     if kind == "far":
         return Known(0, _encoding(_far_value(function)))
-    inputs = np.zeros(0)
-    value = _right_value(function, inputs)
-    return Known(1, 0) if value is inputs else Known(0, _encoding(value))
+    x = np.zeros(0)  # a stand-in: GELU's value there is x itself
+    value = _right_value(function, x)
+    return Known(1, 0) if value is x else Known(0, _encoding(value))
 
 
 def _encoding(value: float) -> int:
@@ -666,20 +666,21 @@ def _compiled_run(function: Function, x: np.ndarray):
     left or the right of saturation, or inside one part of the middle and one piece of the
     compiled loops, from one loop in x's own order (no float64 copy, no reversal); None for
     any other run, or without numba."""
-    first, last = (float(x[0]), float(x[-1])) if len(x) else (0.0, 0.0)
-    if not len(x) or not one_compiled_run(function, first, last):
+    if not len(x):
+        return None
+    first, last = float(x[0]), float(x[-1])
+    if not one_compiled_run(function, first, last):
         return None
     v, unit = np.empty(len(x)), np.empty(len(x))
-    no_doubt = np.zeros(len(x), dtype=np.bool_)
     if -TINY < first <= TINY:
         kernels().tiny_block(x, function == GELU, v, unit)
-        return v, unit, no_doubt
-    if _outer(function, *sorted((first, last))):
+    elif _outer(function, *sorted((first, last))):
         # an implementation that misses the closed form there (torch's GELU overflows near
         # the largest float32) is measured in float64: 0.3 ms a span of 2^20, not 10
         kernels().outer_block(x, _far_value(function), function == GELU, v, unit)
-        return v, unit, no_doubt
-    return v, unit, _compiled_middle(function, x, v, unit)
+    else:
+        return v, unit, _compiled_middle(function, x, v, unit)
+    return v, unit, np.zeros(len(x), dtype=np.bool_)  # no value there is in doubt
 
 
 @cache
