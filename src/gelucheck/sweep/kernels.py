@@ -22,7 +22,7 @@ from .phi_table import PHI, R
 TERMS = R.terms
 if TERMS % 2:  # R is evaluated as its even and odd parts (_even_odd)
     raise RuntimeError(f"phi_table.R's term count must be even, not {TERMS}")
-if PHI.terms != 14:  # Φ's by _estrin14
+if PHI.terms != 14:  # Φ's by _estrin14, as exp's Taylor sum
     raise RuntimeError(f"phi_table.PHI's term count must be 14, not {PHI.terms}")
 
 
@@ -52,7 +52,7 @@ LN2_HI = float.fromhex("0x1.62e42fefap-1")  # 37 bits: n·LN2_HI exact for |n| <
 with mpmath.workdps(40):  # ln 2's bits beyond float64's too: n·LN2_LO reaches 2^-44 of r
     LN2_LO = float(mpmath.log(2) - LN2_HI)
 SHIFTER = 1.5 * 2.0**52  # adding it rounds to an integer
-EXP_TAYLOR = np.array([1 / math.factorial(j) for j in range(14)])  # 1/j!, lowest first
+EXP_TAYLOR = np.array([1 / math.factorial(j) for j in range(13, -1, -1)])  # 1/j!, highest first
 HALF = 1 << (DROPPED - 1)
 LOW = (1 << DROPPED) - 1
 EXPONENT_FIELD = 0x7FF << 52
@@ -119,7 +119,7 @@ def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
         t = -0.5 * xi * xi
         n = (t * INV_LN2 + SHIFTER) - SHIFTER
         r = (t - n * LN2_HI) - n * LN2_LO
-        density = _as_float(_as_int(_exp_taylor(r)) + (np.int64(n) << 52)) * PHI0
+        density = _as_float(_as_int(_estrin14(EXP_TAYLOR, r)) + (np.int64(n) << 52)) * PHI0
         u = (-abs(xi) - centre) * 8.0
         tail = density * _even_odd(c, TERMS, u)  # Φ(-|x|)
         value = tail if xi < 0 else 1.0 - tail
@@ -181,19 +181,6 @@ PHI_SERIES = {terms: _series_kernel(terms) for _, terms in SERIES_PIECES}
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
-def _exp_taylor(r):
-    """Σ r^j/j! for j <= 13 by Estrin's scheme: pairs in r, then pairs of those in r², r⁴,
-    r⁸ - 5 steps deep instead of Horner's 13."""
-    c = EXP_TAYLOR
-    r2 = r * r
-    r4 = r2 * r2
-    low = (c[0] + c[1] * r + (c[2] + c[3] * r) * r2
-           + (c[4] + c[5] * r + (c[6] + c[7] * r) * r2) * r4)
-    high = c[8] + c[9] * r + (c[10] + c[11] * r) * r2 + (c[12] + c[13] * r) * r4
-    return low + high * (r4 * r4)
-
-
-@njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _even_odd(c, n, u):
     """The polynomial of the n coefficients c (highest first; n even, a constant) at u as its
     even and odd parts, two Horner chains in u² that run side by side."""
@@ -208,7 +195,8 @@ def _even_odd(c, n, u):
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _estrin14(c, u):
     """The polynomial of the 14 coefficients c (highest first) at u by Estrin's scheme:
-    pairs in u, then pairs of those in u², u⁴, u⁸."""
+    pairs in u, then pairs of those in u², u⁴, u⁸ - 4 steps deep instead of Horner's 13
+    (exp's Taylor sum and Φ's fit)."""
     u2 = u * u
     u4 = u2 * u2
     q0 = c[13] + c[12] * u + (c[11] + c[10] * u) * u2
