@@ -655,10 +655,10 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
     return middle and _piece(lo) == _piece(hi)
 
 
-def _outer(function: Function, lo: float, hi: float) -> bool:
-    """Whether the inputs from lo to hi all lie in the far left or all right of saturation,
-    _fill's parts "far" and "high"."""
-    return hi <= FAR_LEFT[function] or lo > SATURATION
+def _outer(function: Function, a: float, b: float) -> bool:
+    """Whether the inputs from a to b (either order) all lie in the far left or all right of
+    saturation (for Φ and GELU, _fill's parts "far" and "high"): known_part's outer runs."""
+    return _known_kind(function, a, b) in ("far", "right")
 
 
 def _compiled_run(function: Function, x: np.ndarray):
@@ -674,7 +674,7 @@ def _compiled_run(function: Function, x: np.ndarray):
     v, unit = np.empty(len(x)), np.empty(len(x))
     if -TINY < first <= TINY:
         kernels().tiny_block(x, function == GELU, v, unit)
-    elif _outer(function, *sorted((first, last))):
+    elif _outer(function, first, last):
         # an implementation that misses the closed form there (torch's GELU overflows near
         # the largest float32) is measured in float64: 0.3 ms a span of 2^20, not 10
         kernels().outer_block(x, _far_value(function), function == GELU, v, unit)
