@@ -761,9 +761,9 @@ def test_uncertain_is_its_definition_at_every_edge(side_known):
 
 
 def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
-    """The workers are spawned before the implementations are resolved (they start while
-    this process does the same): a refused sweep stops them at once, as does a finished one
-    - no process is left behind either way."""
+    """The workers start with the tasks, forked from a server that imports torch while this
+    process resolves the implementations: a refused sweep starts none, a finished one stops
+    them - no worker is left behind either way."""
     import multiprocessing
 
     from gelucheck.errors import UsageError

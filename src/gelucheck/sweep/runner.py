@@ -8,6 +8,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from multiprocessing import forkserver
 from pathlib import Path
 
 from .. import __version__
@@ -148,27 +149,35 @@ def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]
 
 @contextmanager
 def _workers(count: int, specs: list[dict], function: Function):
-    """A pool of ``count`` worker processes (None for one: this process works alone), spawned
-    at once so that they import and resolve the implementations while this process does the
-    same (1.5 s a process here, a third of a whole-float32 sweep). On an error, Ctrl-C or
-    when unused, the workers are stopped at once."""
+    """A pool of ``count`` worker processes (None for one: this process works alone), forked
+    from a server that imports torch and loads the compiled loops once (sweep/preload.py)
+    while this process resolves the implementations: the workers start ready, as the tasks
+    are submitted. Where there is no fork server (Windows), spawned at once instead, to
+    import while this process does. On an error, Ctrl-C or when unused, the workers are
+    stopped at once."""
     if count <= 1:
         yield None
         return
-    ctx = multiprocessing.get_context("spawn")
     others = set(multiprocessing.active_children())  # not ours to stop
-    pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
-                               initargs=(specs, function.name))
-    for _ in range(count):  # each submission spawns a worker: all of them now
-        pool.submit(int)
-    children = set(multiprocessing.active_children()) - others
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["gelucheck.sweep.preload"])  # (the first sweep's server
+        # serves this process's later ones)
+        forkserver.ensure_running()  # importing, from now on
+        pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
+                                   initargs=(specs, function.name))
+    else:
+        pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_init_worker, initargs=(specs, function.name))
+        for _ in range(count):  # each submission spawns a worker: all of them now
+            pool.submit(int)
     try:
         yield pool
     finally:
         # every result is in, or none is wanted: no waiting for the workers to wind down
         # (torch's teardown took 0.8 s here). The executor's own thread reaps them (a join
         # here raced with it and left a reaped process listed as alive)
-        for child in children:
+        for child in set(multiprocessing.active_children()) - others:
             child.terminate()
         pool.shutdown(wait=True, cancel_futures=True)
 

@@ -1,0 +1,14 @@
+"""What the sweep's fork server imports before it forks any worker (runner._workers): torch,
+where installed - most sweeps are of it, and each worker importing it anew took 1 s, three
+processes at once on two cores - and the compiled loops, loaded from numba's disk cache.
+Importing torch starts no thread, so the workers forked after it are sound; JAX, TensorFlow
+and ONNX Runtime may start threads, and each worker imports those itself after the fork."""
+import contextlib
+
+from .fastref import warm_kernels, warm_proofs
+
+with contextlib.suppress(ImportError):
+    import torch  # noqa: F401
+
+warm_kernels()
+warm_proofs()
