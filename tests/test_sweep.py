@@ -782,6 +782,25 @@ def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
     assert out[0].figures.n_inputs == alone[0].figures.n_inputs == 2 * runner.TASK
 
 
+def test_workers_take_their_sweeps_environment_and_path(monkeypatch, request):
+    """Workers forked from the fork server, which a first sweep started with its own
+    environment: a later sweep's workers see that sweep's environment (an implementation
+    that reads $GELUCHECK_TEST_PLANT plants its error only when set) and import path, as
+    spawned ones would."""
+    monkeypatch.setattr(runner, "TASK", 1 << 14)  # two tasks: two workers
+    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
+    span = (0x3F810000, 0x3F818000)  # holds sweep_impls.PLANTED, 0x3f812345
+    spec = [{"kind": "user", "impl": "sweep_impls:maybe_planted", "function": "gelu",
+             "framework": "numpy", "device": "cpu"}]
+    monkeypatch.delenv("GELUCHECK_TEST_PLANT", raising=False)
+    clean = runner.sweep(spec, "gelu", span, workers=2, progress=False)
+    monkeypatch.setenv("GELUCHECK_TEST_PLANT", "1")
+    planted = runner.sweep(spec, "gelu", span, workers=2, progress=False)
+    assert clean[0].figures.not_correctly_rounded == 0
+    assert planted[0].figures.not_correctly_rounded == 1
+    assert planted[0].figures.worst_input_hex == "0x3f812345"
+
+
 def test_a_sweep_run_in_this_process_leaves_torchs_threads_as_they_were():
     """Tasks run here (one worker) take torch to one thread, as in a worker; a library's
     caller - the pytest plugin, a user's test - gets its thread count back afterwards."""
