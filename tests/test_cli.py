@@ -1,6 +1,8 @@
 """The command line: bad input names the valid choices; verify passes on the stored data."""
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -36,3 +38,35 @@ def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "gelucheck.cli", "--help"], capture_output=True,
                          text=True, check=True).stdout
     assert "reference" in out
+
+
+def _command(tmp_path, *argv):
+    """``python -m gelucheck`` in a process of its own, its temporary files in tmp_path."""
+    tests = str(Path(__file__).parent)
+    return subprocess.run([sys.executable, "-m", "gelucheck", *argv], capture_output=True,
+                          text=True, cwd=tmp_path,
+                          env={**os.environ, "TMPDIR": str(tmp_path),
+                               "PYTHONPATH": os.pathsep.join([tests, *sys.path])})
+
+
+def test_the_command_leaves_with_mains_status_and_all_its_output(tmp_path, capsys):
+    """The command line leaves without the interpreter's teardown (cli.run): main's status
+    (0, a usage error's 2, argparse's 2 and --help's 0), every line it printed - the same as
+    main gives in this process."""
+    listed = _command(tmp_path, "list")
+    assert main(["list"]) == 0
+    assert listed.returncode == 0 and listed.stdout == capsys.readouterr().out
+    refused = _command(tmp_path, "sweep", "--backend", "numpy:nothing", "--function", "gelu")
+    assert refused.returncode == 2 and "numpy offers" in refused.stderr
+    assert _command(tmp_path, "sweep", "--function", "nope").returncode == 2
+    helped = _command(tmp_path, "--help")
+    assert helped.returncode == 0 and "reference" in helped.stdout
+
+
+def test_an_isolated_childs_process_and_log_are_gone_after_the_command(tmp_path):
+    """An isolated implementation's child and its stderr log are cleaned up by the exit
+    handlers, which the command runs before it leaves: no log is left in TMPDIR."""
+    out = _command(tmp_path, "check", "--impl", "user_impls:gelu_float64_then_round",
+                   "--function", "gelu", "--dtype", "bfloat16", "--isolate", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    assert not list(tmp_path.glob("gelucheck-child-*.log"))

@@ -5,10 +5,12 @@ run goes on with the others. The cost is a process start (the child imports the 
 and its framework once) and a copy of each input and output through a pipe."""
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
 import tempfile
+import weakref
 
 import numpy as np
 
@@ -39,6 +41,15 @@ def _serve(conn, spec: str, function: str, framework: str, device: str, stderr_p
             conn.send(("raised", f"{type(exc).__name__}: {exc}"))
 
 
+def _clean_up(children: list, log: str) -> None:
+    """A ChildKernel's child stopped and its stderr log removed."""
+    for process in children:
+        process.kill()
+        process.join()
+    with contextlib.suppress(OSError):
+        os.unlink(log)
+
+
 class ChildKernel:
     """A NumPy-in, NumPy-out kernel whose calls run in a child process; ``timeout`` in
     seconds per call (None: no limit). framework None: ``spec`` names a built-in one."""
@@ -49,15 +60,21 @@ class ChildKernel:
         self.timeout = timeout
         self._process = None
         self._conn = None
-        self._stderr = tempfile.NamedTemporaryFile(prefix="gelucheck-child-", suffix=".log",
-                                                   delete=False)
+        with tempfile.NamedTemporaryFile(prefix="gelucheck-child-", suffix=".log",
+                                         delete=False) as log:
+            self._log = log.name  # what the child writes to stderr, appended
+        self._children = []  # the one running, if any: for the cleanup, which holds no self
+        # the child stopped and its log removed when this is collected or at exit, whichever
+        # comes first (atexit runs it: the command line leaves without the teardown)
+        weakref.finalize(self, _clean_up, self._children, self._log)
 
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=_serve, args=(child, *self.args, self._stderr.name),
+        self._process = ctx.Process(target=_serve, args=(child, *self.args, self._log),
                                     daemon=True)
         self._process.start()
+        self._children[:] = [self._process]
         child.close()
 
     def _stop(self) -> None:
@@ -65,6 +82,7 @@ class ChildKernel:
             self._process.kill()
             self._process.join()
         self._process = self._conn = None
+        self._children.clear()
 
     def _death(self) -> str:
         self._process.join(5)
@@ -73,7 +91,7 @@ class ChildKernel:
             how = f"killed by {signal.Signals(-code).name}"
         else:
             how = f"ended with exit status {code}"
-        with open(self._stderr.name, errors="replace") as fh:
+        with open(self._log, errors="replace") as fh:
             tail = [line.rstrip() for line in fh.readlines()[-STDERR_LINES:] if line.strip()]
         return how + (("; its stderr ended: " + " | ".join(tail)) if tail else "")
 
@@ -95,12 +113,6 @@ class ChildKernel:
             raise ImplementationError(f"raised {payload}")
         return payload
 
-    def __del__(self):
-        try:
-            self._stop()
-            os.unlink(self._stderr.name)
-        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to report to
-            pass
 
 
 def isolate(impl, timeout: float | None = None):
