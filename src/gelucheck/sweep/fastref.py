@@ -544,7 +544,7 @@ def _resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndar
 @cache
 def kernels():
     """The compiled loops (sweep/kernels.py) where numba is installed (the ``fast`` extra),
-    else None: NumPy and SciPy then do the same (the middle's reference 3x slower)."""
+    else None: NumPy and SciPy then do the same (the middle's reference 14x slower)."""
     try:
         from . import kernels as compiled
     except ImportError:
