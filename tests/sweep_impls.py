@@ -41,6 +41,13 @@ def maybe_planted(x):
     return planted(x) if os.environ.get("GELUCHECK_TEST_PLANT") else rounded_once(x)
 
 
+def planted_here(x):
+    """rounded_once, or `planted` where the working directory holds a file named PLANT."""
+    import os
+
+    return planted(x) if os.path.exists("PLANT") else rounded_once(x)
+
+
 def _rounded(x, function):
     """Φ or GELU in float64 by SciPy, rounded once to float32."""
     x64 = x.astype(np.float64)

@@ -782,19 +782,28 @@ def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
     assert out[0].figures.n_inputs == alone[0].figures.n_inputs == 2 * runner.TASK
 
 
-def test_workers_take_their_sweeps_environment_and_path(monkeypatch, request):
+@pytest.mark.parametrize("through", ["environment", "working directory"])
+def test_workers_take_their_sweeps_environment_path_and_directory(through, monkeypatch,
+                                                                  request, tmp_path):
     """Workers forked from the fork server, which a first sweep started with its own
-    environment: a later sweep's workers see that sweep's environment (an implementation
-    that reads $GELUCHECK_TEST_PLANT plants its error only when set) and import path, as
-    spawned ones would."""
+    environment and working directory: a later sweep's workers see that sweep's (an
+    implementation plants its error only where $GELUCHECK_TEST_PLANT is set, or where the
+    working directory holds PLANT) and import path, as spawned ones would."""
     monkeypatch.setattr(runner, "TASK", 1 << 14)  # two tasks: two workers
     monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-    span = (0x3F810000, 0x3F818000)  # holds sweep_impls.PLANTED, 0x3f812345
-    spec = [{"kind": "user", "impl": "sweep_impls:maybe_planted", "function": "gelu",
-             "framework": "numpy", "device": "cpu"}]
     monkeypatch.delenv("GELUCHECK_TEST_PLANT", raising=False)
+    monkeypatch.chdir(tmp_path)
+    impl = "maybe_planted" if through == "environment" else "planted_here"
+    span = (0x3F810000, 0x3F818000)  # holds sweep_impls.PLANTED, 0x3f812345
+    spec = [{"kind": "user", "impl": f"sweep_impls:{impl}", "function": "gelu",
+             "framework": "numpy", "device": "cpu"}]
     clean = runner.sweep(spec, "gelu", span, workers=2, progress=False)
-    monkeypatch.setenv("GELUCHECK_TEST_PLANT", "1")
+    if through == "environment":
+        monkeypatch.setenv("GELUCHECK_TEST_PLANT", "1")
+    else:
+        (tmp_path / "marked").mkdir()
+        (tmp_path / "marked" / "PLANT").touch()
+        monkeypatch.chdir(tmp_path / "marked")
     planted = runner.sweep(spec, "gelu", span, workers=2, progress=False)
     assert clean[0].figures.not_correctly_rounded == 0
     assert planted[0].figures.not_correctly_rounded == 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ctypes
 import multiprocessing
 import os
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -127,17 +126,14 @@ def _restore_threads(count: int | None) -> None:
 _WORKER: dict = {}
 
 
-def _init_worker(specs: list[dict], function: str,
-                 context: tuple[dict, list] | None = None) -> int | None:
+def _init_worker(specs: list[dict], function: str, env: dict | None = None) -> int | None:
     """This process made a sweep's worker (or the sweep's own, when it works alone): the
-    implementations resolved, the compiled loops loaded. ``context``: the sweep's
-    environment and import path, for a worker forked from the fork server, which holds those
-    of the process's first sweep - as a spawned worker would inherit them."""
-    if context is not None:
-        env, path = context
+    implementations resolved, the compiled loops loaded. ``env``: the sweep's environment,
+    for a worker forked from the fork server, which holds that of the process's first sweep
+    (multiprocessing passes the import path and the working directory itself)."""
+    if env is not None:
         os.environ.clear()
         os.environ.update(env)
-        sys.path[:] = path
     threads = _tune_process()
     warm_kernels()  # loaded from the disk cache the parent filled, before any block is timed
     warm_proofs()
@@ -184,8 +180,7 @@ def _workers(count: int, specs: list[dict], function: Function):
     others = set(multiprocessing.active_children())  # not ours to stop
     if (ctx := _fork_server()) is not None:
         pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
-                                   initargs=(specs, function.name,
-                                             (dict(os.environ), list(sys.path))))
+                                   initargs=(specs, function.name, dict(os.environ)))
     else:
         pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_init_worker, initargs=(specs, function.name))
