@@ -114,7 +114,6 @@ class ChildKernel:
         return payload
 
 
-
 def isolate(impl, timeout: float | None = None):
     """The same implementation, its calls made in a child process (a built-in one: the child
     loads its backend itself). The framework's own extra paths stay in this process."""
