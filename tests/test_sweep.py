@@ -760,6 +760,19 @@ def test_uncertain_is_its_definition_at_every_edge(side_known):
     assert 0 < want.sum() < len(want)
 
 
+def test_a_sweep_of_an_unknown_implementation_is_refused_before_the_loops_load(monkeypatch):
+    """The implementations are resolved first: a name that is not there is refused, naming
+    the valid ones, before the compiled loops load (or compile: 6 s the first time)."""
+    from gelucheck.errors import UsageError
+
+    loaded = []
+    monkeypatch.setattr(runner, "warm_kernels", lambda: loaded.append(1))
+    with pytest.raises(UsageError, match="numpy offers"):
+        runner.sweep([{"kind": "builtin", "impl": "numpy:nothing", "function": "gelu"}],
+                     "gelu", (0x3F800000, 0x3F810000), progress=False)
+    assert not loaded
+
+
 def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
     """The workers start with the tasks, forked from a server that imports torch while this
     process resolves the implementations: a refused sweep starts none, a finished one stops

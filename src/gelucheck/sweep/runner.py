@@ -171,9 +171,8 @@ def _workers(count: int, specs: list[dict], function: Function):
     """A pool of ``count`` worker processes (None for one: this process works alone), forked
     from a server that imports torch and loads the compiled loops once (sweep/preload.py)
     while this process resolves the implementations: the workers start ready, as the tasks
-    are submitted. Where there is no fork server (Windows), spawned at once instead, to
-    import while this process does. On an error, Ctrl-C or when unused, the workers are
-    stopped at once."""
+    are submitted. Where there is no fork server (Windows), spawned at once instead. On an
+    error, Ctrl-C or when unused, the workers are stopped at once."""
     if count <= 1:
         yield None
         return
@@ -218,12 +217,14 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     todo = tasks(*span)
     workers = workers if len(todo) > 1 else 1  # a single task runs here: no workers for it
     if workers > 1:
-        _fork_server()  # importing while this process loads the loops (0.27 s sooner)
+        _fork_server()  # importing while this process resolves and loads the loops
+    # an unknown or unavailable implementation refused before the loops compile (6 s the
+    # first time after install)
+    impls = [i for s in specs for i in resolve(s)]
+    if not impls:
+        raise SweepError(f"no implementation of {function} to sweep in {specs}")
     compile_s = warm_kernels()  # compiled once, here, before spawned workers load them
     with _workers(workers, specs, function) as pool:
-        impls = [i for s in specs for i in resolve(s)]
-        if not impls:
-            raise SweepError(f"no implementation of {function} to sweep in {specs}")
         store = Checkpoint(checkpoint, _meta(function, impls, span))
         saved = {t: store.done(t) for t in todo}
         finished = [r for r in saved.values() if r is not None]
