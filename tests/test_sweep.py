@@ -796,14 +796,15 @@ def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
 
 
 @pytest.mark.parametrize("through", ["environment", "working directory"])
-def test_workers_take_their_sweeps_environment_path_and_directory(through, monkeypatch,
-                                                                  request, tmp_path):
+def test_workers_take_their_sweeps_environment_and_directory(through, monkeypatch, request,
+                                                             tmp_path):
     """Workers forked from the fork server, which a first sweep started with its own
     environment and working directory: a later sweep's workers see that sweep's (an
     implementation plants its error only where $GELUCHECK_TEST_PLANT is set, or where the
-    working directory holds PLANT) and import path, as spawned ones would."""
+    working directory holds PLANT), as spawned ones would."""
     monkeypatch.setattr(runner, "TASK", 1 << 14)  # two tasks: two workers
     monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
+    from sweep_impls import PLANTED
     monkeypatch.delenv("GELUCHECK_TEST_PLANT", raising=False)
     monkeypatch.chdir(tmp_path)
     impl = "maybe_planted" if through == "environment" else "planted_here"
@@ -820,7 +821,7 @@ def test_workers_take_their_sweeps_environment_path_and_directory(through, monke
     planted = runner.sweep(spec, "gelu", span, workers=2, progress=False)
     assert clean[0].figures.not_correctly_rounded == 0
     assert planted[0].figures.not_correctly_rounded == 1
-    assert planted[0].figures.worst_input_hex == "0x3f812345"
+    assert planted[0].figures.worst_input_hex == f"0x{PLANTED:08x}"
 
 
 def test_a_sweep_run_in_this_process_leaves_torchs_threads_as_they_were():

@@ -169,10 +169,10 @@ def _fork_server():
 @contextmanager
 def _workers(count: int, specs: list[dict], function: Function):
     """A pool of ``count`` worker processes (None for one: this process works alone), forked
-    from a server that imports torch and loads the compiled loops once (sweep/preload.py)
-    while this process resolves the implementations: the workers start ready, as the tasks
-    are submitted. Where there is no fork server (Windows), spawned at once instead. On an
-    error, Ctrl-C or when unused, the workers are stopped at once."""
+    from the fork server (_fork_server: sweep starts it before it resolves the
+    implementations), ready as the tasks are submitted. Where there is no fork server
+    (Windows), spawned at once instead. On an error, Ctrl-C or when unused, the workers are
+    stopped at once."""
     if count <= 1:
         yield None
         return
