@@ -48,10 +48,17 @@ def planted_here(x):
     return planted(x) if os.path.exists("PLANT") else rounded_once(x)
 
 
+def _float64(function, x):
+    """Φ, GELU, φ or GELU′ by their float64 formulas (SciPy's ndtr, NumPy's exp)."""
+    density = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
+    return {"phi": lambda: special.ndtr(x), "gelu": lambda: x * special.ndtr(x),
+            "phi_grad": lambda: density, "gelu_grad": lambda: special.ndtr(x) + x * density,
+            }[function]()
+
+
 def _rounded(x, function):
-    """Φ or GELU in float64 by SciPy, rounded once to float32."""
-    x64 = x.astype(np.float64)
-    return narrow(special.ndtr(x64) * (x64 if function == "gelu" else 1.0), "float32")
+    """The function in float64 (_float64), rounded once to float32."""
+    return narrow(_float64(function, x.astype(np.float64)), "float32")
 
 
 def _off(x, function):
@@ -93,6 +100,30 @@ def broken_phi(x):
 
 def broken_gelu(x):
     return _broken(x, "gelu")
+
+
+def rounded_phi_grad(x):
+    return _rounded(x, "phi_grad")
+
+
+def off_phi_grad(x):
+    return _off(x, "phi_grad")
+
+
+def broken_phi_grad(x):
+    return _broken(x, "phi_grad")
+
+
+def rounded_gelu_grad(x):
+    return _rounded(x, "gelu_grad")
+
+
+def off_gelu_grad(x):
+    return _off(x, "gelu_grad")
+
+
+def broken_gelu_grad(x):
+    return _broken(x, "gelu_grad")
 
 
 def in_place_gelu(x):

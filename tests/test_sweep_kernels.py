@@ -1,6 +1,6 @@
-"""The sweep's compiled loops (sweep/kernels.py, numba): the compiled Φ and GELU against
-mpmath, its coefficient table, the close calls it leaves, and the same figures as the NumPy
-passes that stand in without numba."""
+"""The sweep's compiled loops (sweep/kernels.py, numba): the compiled Φ, GELU, φ and GELU′
+against mpmath, the coefficient table, the close calls they leave, and the same figures as
+the NumPy passes that stand in without numba."""
 import json
 import math
 
@@ -36,14 +36,23 @@ def _phi_block(function, x):
     return v, unit, doubt
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu"])
-def test_compiled_phi_and_gelu_are_16_times_inside_their_bound(function):
-    """Against mpmath at 40 digits, every interval of the table, both signs: random inputs,
-    both ends of each interval, and where the exponential's argument reduction once lost
-    bits (x near -20, n·ln 2 with |n| > 256)."""
+# GELU′'s terms cancel most at the window about x*'s edges (x = -1, -0.5), and not at all
+# at x*: the float32s nearest it, and those edges (x*'s series inside, Φ + x·φ outside)
+X_STAR = [-0.75179154, -0.75179148, -0.7517915, -1.0000001, -1.0, -0.99999994, -0.50000006,
+          -0.5, -0.49999997]
+
+
+@pytest.mark.parametrize("function", ["phi", "gelu", "phi_grad", "gelu_grad"])
+def test_compiled_loops_are_16_times_inside_their_bound(function):
+    """Against mpmath at 40 digits, relative to the value, every interval of the table, both
+    signs: random inputs, both ends of each interval, where the exponential's argument
+    reduction once lost bits (x near -20, n·ln 2 with |n| > 256) and, for GELU′, about x*."""
     f = get_function(function)
+    _kernels()
     rng = np.random.default_rng(7)
     worst = 0.0
+    if f.name == "gelu_grad":
+        worst = _worst_relative(f, np.array(X_STAR, dtype=np.float32))
     for k in range(phi_table.R.intervals):
         lo, hi = k * phi_table.INTERVAL, (k + 1) * phi_table.INTERVAL
         inside = rng.uniform(lo, hi, 10).astype(np.float32)
@@ -54,24 +63,48 @@ def test_compiled_phi_and_gelu_are_16_times_inside_their_bound(function):
         for sign in (-1, 1):
             x = (sign * magnitudes).astype(np.float32)
             if sign > 0:
-                x = x[x <= fastref.SATURATION]
-            if not len(x):
-                continue
-            v, _, _ = _phi_block(function, np.sort(x))
-            x = np.sort(x)
-            with mpmath.workdps(40):
-                for xi, vi in zip(x.tolist(), v.tolist()):
-                    exact = f.mp(mpmath.mpf(xi))
-                    worst = max(worst, float(abs((vi - exact) / exact)))
-    assert worst < fastref.COMPILED_BOUND / 16, math.log2(worst)
+                x = x[x <= fastref._right(f)]
+            if len(x):
+                worst = max(worst, _worst_relative(f, x))
+    assert worst < fastref.relative_bound(f) / 16, math.log2(worst)
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu"])
+def _worst_relative(f, x):
+    """The largest error of the compiled loops at the float32 inputs x (one sign), relative
+    to mpmath's value at 40 digits."""
+    x = np.sort(x)
+    v, _, _ = _phi_block(f.name, x)
+    with mpmath.workdps(40):
+        return max(float(abs((vi - f.mp(mpmath.mpf(xi))) / f.mp(mpmath.mpf(xi))))
+                   for xi, vi in zip(x.tolist(), v.tolist()))
+
+
+def test_the_derivatives_bound_is_relative_to_the_value_and_tighter_than_numpys():
+    """The compiled GELU′ and φ are bounded relative to the value (no larger than the size of
+    GELU′'s terms, to which NumPy's 2^-40 is relative): what the sweep's tests of the bound
+    take it as."""
+    _kernels()
+    for name in ("phi_grad", "gelu_grad"):
+        assert fastref.relative_bound(name) == fastref.DERIVATIVE_BOUND < fastref.RELATIVE_BOUND
+
+
+def test_gelu_grad_right_of_one_and_a_half_leaves_no_close_call_at_one():
+    """GELU′ > 1 from x = -x* on, and its float64 value is 1 itself from about x = 8.3: told
+    that the exact value lies above 1 (from 1.5), the loop leaves none of [8, 9) in doubt
+    as close to a power of two (else about 2^20 calls to Arb), with 1's binade's ulp."""
+    x = np.arange(0x41000000, 0x41000000 + (1 << 20), dtype=np.uint32).view(np.float32)
+    v, unit, doubt = _phi_block("gelu_grad", x)
+    assert (v[-1000:] == 1.0).all() and (v > 1).any()
+    assert not doubt.any() and (unit == 2.0**-23).all()
+
+
+@pytest.mark.parametrize("function", ["phi", "gelu", "phi_grad", "gelu_grad"])
 def test_the_series_near_zero_is_16_times_inside_the_bound(function):
-    """|x| < 1/8 is computed from erf's series (kernels.PHI_SERIES, 3 to 7 terms): against
-    mpmath at 40 digits, log-uniform over every binade from 2^-30 (the middle's start) up,
-    both signs, in one run that crosses each cut where a term is added and, at 1/8, into
-    the table; either side of each cut."""
+    """|x| < 1/8 is computed from erf's series (kernels.PHI_SERIES, 3 to 7 terms; GELU′'s
+    from its own, GELU_GRAD_SERIES; φ from its exponential): against mpmath at 40 digits,
+    log-uniform over every binade from 2^-30 (the middle's start) up, both signs, in one run
+    that crosses each cut where a term is added and, at 1/8, into the table; either side of
+    each cut."""
     _kernels()
     f = get_function(function)
     rng = np.random.default_rng(8)
@@ -79,15 +112,8 @@ def test_the_series_near_zero_is_16_times_inside_the_bound(function):
     magnitudes = np.concatenate([2.0 ** rng.uniform(-30, -3, 400), [0.13, 2.0**-30],
                                  *([np.nextafter(e, np.float32(0)), e] for e in edges)])
     magnitudes = np.unique(magnitudes.astype(np.float32))
-    worst = 0.0
-    for sign in (-1, 1):
-        x = np.sort((sign * magnitudes).astype(np.float32))
-        v, _, _ = _phi_block(function, x)
-        with mpmath.workdps(40):
-            for xi, vi in zip(x.tolist(), v.tolist()):
-                exact = f.mp(mpmath.mpf(xi))
-                worst = max(worst, float(abs((vi - exact) / exact)))
-    assert worst < fastref.COMPILED_BOUND / 16, math.log2(worst)
+    worst = max(_worst_relative(f, (sign * magnitudes).astype(np.float32)) for sign in (-1, 1))
+    assert worst < fastref.relative_bound(f) / 16, math.log2(worst)
 
 
 @pytest.mark.parametrize("table", phi_table.TABLES, ids=lambda t: t.path.stem)
@@ -117,7 +143,10 @@ def test_a_damaged_table_is_refused_with_its_name(tmp_path, damage, table):
 
 
 @pytest.mark.parametrize("function, start", [("gelu", 0x3F900000), ("gelu", 0xC0900000),
-                                             ("phi", 0xBF400000), ("phi", 0x3E800000)])
+                                             ("phi", 0xBF400000), ("phi", 0x3E800000),
+                                             ("gelu_grad", 0x3F000000),
+                                             ("gelu_grad", 0xBF000000),
+                                             ("phi_grad", 0x40800000)])
 def test_the_close_calls_it_leaves_are_resolved_to_mpmaths_rounding(function, start):
     """The inputs the compiled value leaves in doubt (about 1 in 2^21) are found in 2^24
     encodings and resolved: the reference then rounds to mpmath's correctly rounded float32
@@ -141,8 +170,18 @@ BLOCKS = [0x3F800000, 0xBF800000, 0xC1500000, 0xC1700000 - 40000, 0x41100000 - 3
           0xC1A00000 - 30000, 0x33000000 - 30000, 0xB3000000 - 30000, 0x00400000]
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu"])
-@pytest.mark.parametrize("start", BLOCKS)
+# for the derivatives: about x* and the window's edges (-1, -0.5), where GELU′ crosses 1
+# (x = -x*) and its side of 1 becomes known (1.5), subnormal values (x < -13), GELU′'s flat
+# right (9) and φ's zero (20), the far left, the edge of the closed form near zero (2^-26)
+DERIVATIVE_BLOCKS = [0xBF407569 - 30000, 0xBF800000 - 30000, 0xBF000000 - 30000,
+                     0x3F407569 - 30000, 0x3FC00000 - 30000, 0xC1580000, 0x41100000 - 30000,
+                     0x41A00000 - 30000, 0xC1A00000 - 30000, 0x32800000 - 30000,
+                     0xB2800000 - 30000]
+SAME_FIGURES = ([(f, start) for f in ("phi", "gelu") for start in BLOCKS]
+                + [(f, start) for f in ("phi_grad", "gelu_grad") for start in DERIVATIVE_BLOCKS])
+
+
+@pytest.mark.parametrize("function, start", SAME_FIGURES)
 def test_compiled_and_numpy_paths_give_the_same_figures(function, start, monkeypatch):
     """Three implementations - correctly rounded (near-ties aside), one planted ulp, NaN and
     zeros - per block, with and without numba: counts, histograms and worst inputs alike,

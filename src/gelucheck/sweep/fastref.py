@@ -55,6 +55,14 @@ RELATIVE_BOUND = 2.0**-40
 # tests/test_sweep_kernels.py holds it 16x inside); 2^-46 leaves 22x and sends 64x fewer inputs
 # to Arb than RELATIVE_BOUND would.
 COMPILED_BOUND = 2.0**-46
+# The compiled GELU′ and φ (kernels.grad_block, star_block) err by at most this relative to
+# the value itself: Φ's and φ's error times the cancellation of GELU′'s terms, at most 4.8x
+# outside the window about x*, where the Taylor series serves. Measured against mpmath:
+# 2^-50.5 at worst (x = -1.14, left of the window); tests hold it 16x inside.
+DERIVATIVE_BOUND = 2.0**-45
+# The compiled loops take x*'s series on -1 < x <= -0.5 (|x - x*| <= 0.2518): the table's
+# two intervals there, whole
+STAR_INTERVALS = (2, 3)
 TINY = 2.0**-30
 SATURATION = 9.0
 FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0, PHI_GRAD: -20.0, GELU_GRAD: -20.0,
@@ -415,6 +423,9 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)  # the side of 1/2: x's sign
         unit[flat] = 2.0**-23  # just above 1: the binade [1, 2)
     middle = [slice(a, b), slice(c, d)]
+    if function in (GELU_GRAD, PHI_GRAD) and kernels():
+        return np.concatenate([np.flatnonzero(_compiled_middle(function, x64[s], v[s], unit[s]))
+                               + s.start for s in middle])
     if function.family == DERIVATIVE:  # the window about x* is a part of its own
         centre = _series(function)[0]
         lo, hi = (int(i) for i in np.searchsorted(
@@ -560,11 +571,13 @@ def warm_kernels() -> float | None:
     begun = time.perf_counter()
     x32 = np.array([0.5, 0.75], dtype=np.float32)
     # float32 as a block passes it, float64 as the generic path does, Φ's own fit (x > 0)
-    # and R's (x = -6, -9), and the series' range
+    # and R's (x = -6, -9), the series' range, and GELU′'s window about x*
     for x in (x32, x32.astype(np.float64), -12 * x32[::-1], -12 * x32[::-1].astype(np.float64),
+              -x32[::-1], -x32[::-1].astype(np.float64),
               *(x32 * edge / 2 for edge, _ in kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
-        _compiled_middle(GELU, x, v, unit)
+        for function in (GELU, GELU_GRAD, PHI_GRAD):
+            _compiled_middle(function, x, v, unit)
     kernels().score(x32, v, unit)
     kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
@@ -579,9 +592,12 @@ def warm_kernels() -> float | None:
 
 def relative_bound(function: str | Function) -> float:
     """The bound of the fast value's error, relative (to the size of the terms, for the
-    derivatives): tighter where the compiled Φ and GELU compute it."""
-    compiled = get_function(function) in (PHI, GELU) and kernels() is not None
-    return COMPILED_BOUND if compiled else RELATIVE_BOUND
+    derivatives in NumPy; to the value, which is no larger, where compiled): tighter where
+    the compiled loops compute it."""
+    function = get_function(function)
+    if kernels() is None or function not in COMPILED:
+        return RELATIVE_BOUND
+    return COMPILED_BOUND if function in (PHI, GELU) else DERIVATIVE_BOUND
 
 
 # From here up, Φ and |GELU| are float32 normal numbers in the middle (Φ(-12) = 1.8e-33;
@@ -589,10 +605,14 @@ def relative_bound(function: str | Function) -> float:
 NORMAL_ABOVE = -12.0
 
 
+# What the compiled loops compute (the tanh form and its derivative: NumPy)
+COMPILED = (PHI, GELU, GELU_GRAD, PHI_GRAD)
+
+
 def _piece(x: float) -> int:
     """Which compiled loop computes x: the series with the fewest terms that its |x| allows
-    (p < S, the pieces of kernels.SERIES_PIECES), or phi_direct or phi_block on interval
-    p - S of phi_table."""
+    (p < S, the pieces of kernels.SERIES_PIECES), or phi_direct, phi_block, grad_block or
+    star_block on interval p - S of phi_table."""
     series = kernels().SERIES_PIECES
     for p, (edge, _) in enumerate(series):
         if abs(x) < edge:
@@ -611,10 +631,16 @@ def _piece_start(p: int) -> float:
 def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
                      unit: np.ndarray) -> np.ndarray:
     """The compiled loops over an ascending x of one sign between the far left and
-    saturation (or any monotone x within one piece), one piece (the series, or an interval
-    of phi_table) at a time; returns the doubts."""
+    saturation (_right: GELU′'s flat 1, φ's zero) - or any monotone x within one piece - one
+    piece (the series, or an interval of phi_table) at a time; φ in one loop. Returns the
+    doubts."""
     doubt = np.empty(len(x), dtype=np.bool_)
     if not len(x):
+        return doubt
+    if function == PHI_GRAD:  # no table, no series: φ's exponential serves every x
+        subnormal = max(abs(float(x[0])), abs(float(x[-1]))) > -NORMAL_ABOVE
+        kernels().grad_block(x, phi_table.R.rows()[0], 0.0, True, DERIVATIVE_BOUND, subnormal,
+                             False, v, unit, doubt)
         return doubt
     first, last = _piece(float(x[0])), _piece(float(x[-1]))
     bounds = [0, len(x)]
@@ -630,10 +656,13 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     for p, a, b in zip(ps, bounds[:-1], bounds[1:]):
         if b <= a:
             continue
-        if p < len(series):
+        k = p - len(series)
+        if function == GELU_GRAD:
+            _gelu_grad_piece(k, x[a:b], v[a:b], unit[a:b], doubt[a:b])
+        elif k < 0:
             kernels().PHI_SERIES[series[p][1]](x[a:b], gelu, COMPILED_BOUND, v[a:b],
                                                unit[a:b], doubt[a:b])
-        elif (k := p - len(series)) < phi_table.PHI.intervals and (
+        elif k < phi_table.PHI.intervals and (
                 x[a] > 0 or (k + 1) * phi_table.INTERVAL <= phi_table.DIRECT_LEFT):
             kernels().phi_direct(x[a:b], phi_table.PHI.rows()[k], phi_table.centre(k), gelu,
                                  COMPILED_BOUND, v[a:b], unit[a:b], doubt[a:b])
@@ -644,15 +673,40 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     return doubt
 
 
+def _gelu_grad_piece(k: int, x: np.ndarray, v: np.ndarray, unit: np.ndarray,
+                     doubt: np.ndarray) -> None:
+    """GELU′ on one piece: the series (k < 0: piece k + S), x*'s series on STAR_INTERVALS
+    left of zero, else Φ + x·φ from R's table on interval k."""
+    if k < 0:
+        series = kernels().SERIES_PIECES
+        kernels().GELU_GRAD_SERIES[series[k + len(series)][1]](x, False, DERIVATIVE_BOUND, v,
+                                                               unit, doubt)
+    elif x[0] < 0 and k in STAR_INTERVALS:
+        high, low, _ = _series(GELU_GRAD)
+        kernels().star_block(x, high, low, _star_coefficients(), DERIVATIVE_BOUND, v, unit,
+                             doubt)
+    else:
+        subnormal = min(float(x[0]), float(x[-1])) < NORMAL_ABOVE
+        above_one = bool(x[0] >= 1.5)  # GELU′ > 1 from -x* on: its side of 1 is known
+        kernels().grad_block(x, phi_table.R.rows()[k], phi_table.centre(k), False,
+                             DERIVATIVE_BOUND, subnormal, above_one, v, unit, doubt)
+
+
+@cache
+def _star_coefficients() -> np.ndarray:
+    """GELU′'s Taylor coefficients about x*, highest first, for kernels.star_block."""
+    return np.ascontiguousarray(_series(GELU_GRAD)[2][::-1])
+
+
 def one_compiled_run(function: Function, a: float, b: float) -> bool:
     """Whether one loop of _compiled_run computes a monotone run of inputs from a to b."""
-    if function not in (PHI, GELU) or not kernels():
+    if function not in COMPILED or not kernels():
         return False
     lo, hi = sorted((a, b))
-    if -TINY < lo and hi <= TINY or _outer(function, lo, hi):  # as _fill computes them
-        return True
-    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= SATURATION
-    return middle and _piece(lo) == _piece(hi)
+    if function in (PHI, GELU) and (-TINY < lo and hi <= TINY or _outer(function, lo, hi)):
+        return True  # as _fill computes them
+    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= _right(function)
+    return middle and (function == PHI_GRAD or _piece(lo) == _piece(hi))
 
 
 def _outer(function: Function, a: float, b: float) -> bool:
@@ -663,9 +717,9 @@ def _outer(function: Function, a: float, b: float) -> bool:
 
 def _compiled_run(function: Function, x: np.ndarray):
     """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside the tiny part, the far
-    left or the right of saturation, or inside one part of the middle and one piece of the
-    compiled loops, from one loop in x's own order (no float64 copy, no reversal); None for
-    any other run, or without numba."""
+    left or the right of saturation, or of those or GELU′ or φ inputs inside one part of the
+    middle and one piece of the compiled loops, from one loop in x's own order (no float64
+    copy, no reversal); None for any other run, or without numba."""
     if not len(x):
         return None
     first, last = float(x[0]), float(x[-1])

@@ -61,6 +61,7 @@ PRECISION_SHIFT = (FLOAT32.precision - 1) << 52
 SMALLEST_NORMAL = FLOAT32.smallest_normal
 QUANTUM = 2.0**FLOAT32.quantum_exponent
 PHI_RIGHT_UNIT = 2.0**-24  # Φ in (1/2, 1)
+ABOVE_ONE_UNIT = 2.0**-23  # GELU′ in (1, 2)
 # 1/u for a power of two u (a unit: float32's ulp, normal in float64) is the encoding
 # RECIPROCAL - u's: exact, and a multiply instead of a divide (which bounded score's loop)
 RECIPROCAL = 2046 << 52
@@ -73,6 +74,10 @@ RECIPROCAL = 2046 << 52
 # 2^-10, and fewer terms are a third fewer operations there: 0.27 against 0.40 ns an input.)
 TAYLOR_EDGE = 0.125
 SERIES = np.array([(-0.5) ** k / (math.factorial(k) * (2 * k + 1)) for k in range(6, -1, -1)])
+# GELU′ = Φ + x·φ = 1/2 + φ(0)·x·S′(x²), S′(t) = Σ (-1/2)^k t^k (2k+2)/(k!(2k+1)): each term
+# 2k+2 times S's, so the first left out stays below 2^-61 of S′ at each edge
+GRAD_SERIES = np.array([(-0.5) ** k * (2 * k + 2) / (math.factorial(k) * (2 * k + 1))
+                        for k in range(6, -1, -1)])
 SERIES_PIECES = ((2.0**-10, 3), (2.0**-5, 5), (TAYLOR_EDGE, 7))  # (edge, terms below it)
 
 
@@ -90,11 +95,18 @@ def _judge(value, phi_right, slack, subnormal_slack, subnormal):
     else:
         unit = _as_float(max((bits & EXPONENT_FIELD) - PRECISION_SHIFT, UNIT_FLOOR))
         power = ((bits + slack + 1) & FRACTION_MASK) <= 2 * slack + 1
-    midpoint = ((bits + (slack - HALF)) & LOW) <= 2 * slack
+    midpoint = _near_midpoint(bits, slack)
     if subnormal and abs(value) < SMALLEST_NORMAL:  # the quantum is fixed: test against it directly
         residual = abs(value - math.floor(value / QUANTUM + 0.5) * QUANTUM)
         return unit, residual > subnormal_slack and value != 0.0
     return unit, midpoint or power
+
+
+@njit(inline="always", error_model="numpy")
+def _near_midpoint(bits, slack):
+    """Whether the float64 of encoding ``bits`` lies within slack of its last places of a
+    float32 rounding midpoint (the dropped bits 1000...0)."""
+    return ((bits + (slack - HALF)) & LOW) <= 2 * slack
 
 
 # contract: a*b + c as one fused multiply-add (the bound is measured with it)
@@ -116,18 +128,67 @@ def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
-        t = -0.5 * xi * xi
-        n = (t * INV_LN2 + SHIFTER) - SHIFTER
-        r = (t - n * LN2_HI) - n * LN2_LO
-        density = _as_float(_as_int(_estrin14(EXP_TAYLOR, r)) + (np.int64(n) << 52)) * PHI0
-        u = (-abs(xi) - centre) * 8.0
-        tail = density * _even_odd(c, TERMS, u)  # Φ(-|x|)
-        value = tail if xi < 0 else 1.0 - tail
+        value = _cdf(xi, _density(xi), c, centre)
         if gelu:
             value = xi * value
         v[i] = value
         unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack,
                                    subnormal)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _density(xi):
+    """φ(x) = exp(-x²/2)/√(2π): x² exact for float32 x; exp by Cody-Waite reduction and
+    Taylor's degree 13 (phi_block)."""
+    t = -0.5 * xi * xi
+    n = (t * INV_LN2 + SHIFTER) - SHIFTER
+    r = (t - n * LN2_HI) - n * LN2_LO
+    return _as_float(_as_int(_estrin14(EXP_TAYLOR, r)) + (np.int64(n) << 52)) * PHI0
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _cdf(xi, density, c, centre):
+    """Φ(x) from φ(x) and R's coefficients c on the interval of ``centre``: Q(|x|) = φ·R(-|x|),
+    Φ = Q for x < 0, else 1 - Q."""
+    u = (-abs(xi) - centre) * 8.0
+    tail = density * _even_odd(c, TERMS, u)  # Φ(-|x|)
+    return tail if xi < 0 else 1.0 - tail
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def grad_block(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
+    """phi_block's derivative: GELU′ = Φ + x·φ, from the same φ and R (c: R's coefficients
+    on the interval of ``centre``), or φ alone (``pdf``: c and centre unused), into v, unit
+    and doubt. Outside the window about x* (star_block) GELU′'s terms cancel by at most
+    4.8x (at x = -1), so its error relative to the value stays within fastref's
+    DERIVATIVE_BOUND. ``above_one``: every x here is 1.5 or more, where GELU′ > 1."""
+    slack = np.int64(bound * 2.0**53)
+    subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        density = _density(xi)
+        value = density if pdf else _cdf(xi, density, c, centre) + xi * density
+        v[i] = value
+        if above_one:  # (1, 2)'s ulp; no power of two in doubt, even where v rounded to 1
+            unit[i], doubt[i] = ABOVE_ONE_UNIT, _near_midpoint(_as_int(value), slack)
+        else:
+            unit[i], doubt[i] = _judge(value, False, slack, subnormal_slack, subnormal)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def star_block(x, high, low, c, bound, v, unit, doubt):
+    """GELU′ about x* (high + low, a double-double), where its terms cancel: h·P(h),
+    h = (x - high) - low (x - high exact: both lie near -0.75), P the Taylor coefficients c
+    (highest first) - accurate relative to the value, which passes through 0."""
+    slack = np.int64(bound * 2.0**53)
+    for i in range(x.shape[0]):
+        h = (np.float64(x[i]) - high) - low
+        s = c[0]
+        for j in range(1, c.shape[0]):
+            s = s * h + c[j]
+        value = s * h
+        v[i] = value
+        unit[i], doubt[i] = _judge(value, False, slack, 0.0, False)
 
 
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
@@ -150,13 +211,14 @@ def phi_direct(x, c, centre, gelu, bound, v, unit, doubt):
         unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack, False)
 
 
-def _series_kernel(terms):
+def _series_kernel(terms, series=SERIES):
     """phi_block for |x| < TAYLOR_EDGE (from 2^-30: no value is subnormal), from the
     series's first ``terms``: at most 7 operations instead of exp's 14 and R's 12 (two
     thirds of the middle's inputs lie here). One compiled loop per count, the coefficients
     its constants (numba's disk cache keys on them): a count passed in, or tested in one
-    loop, kept every count at the cost of 7 terms (0.33 against 0.27 ns an input for 3)."""
-    c = SERIES[len(SERIES) - terms:].copy()
+    loop, kept every count at the cost of 7 terms (0.33 against 0.27 ns an input for 3).
+    GELU′'s (``series`` GRAD_SERIES) is called with gelu False: 1/2 + φ(0)·x·S′(x²)."""
+    c = series[len(series) - terms:].copy()
 
     @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
     def phi_series(x, gelu, bound, v, unit, doubt):
@@ -178,6 +240,7 @@ def _series_loop(x, c, gelu, bound, v, unit, doubt):
 
 
 PHI_SERIES = {terms: _series_kernel(terms) for _, terms in SERIES_PIECES}
+GELU_GRAD_SERIES = {terms: _series_kernel(terms, GRAD_SERIES) for _, terms in SERIES_PIECES}
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
