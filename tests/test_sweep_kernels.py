@@ -71,12 +71,20 @@ def test_compiled_loops_are_16_times_inside_their_bound(function):
 
 def _worst_relative(f, x):
     """The largest error of the compiled loops at the float32 inputs x (one sign), relative
-    to mpmath's value at 40 digits."""
+    to mpmath's value at 40 digits - where that is TAIL_FLOOR or more: below, the value is
+    kept TAIL_FLOOR from 0 with the exact value's sign (fastref.ONE_DOWN's comment), within
+    the bound's absolute part, 2^-126 of it."""
     x = np.sort(x)
     v, _, _ = _phi_block(f.name, x)
+    worst = 0.0
     with mpmath.workdps(40):
-        return max(float(abs((vi - f.mp(mpmath.mpf(xi))) / f.mp(mpmath.mpf(xi))))
-                   for xi, vi in zip(x.tolist(), v.tolist()))
+        for xi, vi in zip(x.tolist(), v.tolist()):
+            exact = f.mp(mpmath.mpf(xi))
+            if abs(exact) >= fastref.TAIL_FLOOR:
+                worst = max(worst, float(abs((vi - exact) / exact)))
+            else:
+                assert vi == math.copysign(fastref.TAIL_FLOOR, exact), xi
+    return worst
 
 
 def test_the_derivatives_bound_is_relative_to_the_value_and_tighter_than_numpys():
@@ -94,8 +102,20 @@ def test_gelu_grad_right_of_one_and_a_half_leaves_no_close_call_at_one():
     as close to a power of two (else about 2^20 calls to Arb), with 1's binade's ulp."""
     x = np.arange(0x41000000, 0x41000000 + (1 << 20), dtype=np.uint32).view(np.float32)
     v, unit, doubt = _phi_block("gelu_grad", x)
-    assert (v[-1000:] == 1.0).all() and (v > 1).any()
+    assert (v[-1000:] == fastref.ONE_UP).all() and (v > fastref.ONE_UP).any()
     assert not doubt.any() and (unit == 2.0**-23).all()
+
+
+@pytest.mark.parametrize("function, limit", [("phi", np.ones_like), ("gelu", lambda x: x)])
+def test_phi_and_gelu_from_7_5_leave_no_close_call_at_1_or_x(function, limit):
+    """Φ and GELU approach 1 and x from below, and their float64 values reach them near 9:
+    kept below (phi_direct_limited), none of [8, 9) is left in doubt as close to that
+    float32 (else about 2^20 calls to Arb)."""
+    x = np.arange(0x41000000, 0x41000000 + (1 << 20), dtype=np.uint32).view(np.float32)
+    v, _, doubt = _phi_block(function, x)
+    top = np.nextafter(limit(x.astype(np.float64)), -np.inf)
+    assert (v <= top).all() and (v[-1000:] == top[-1000:]).all()
+    assert not doubt.any()
 
 
 @pytest.mark.parametrize("function", ["phi", "gelu", "phi_grad", "gelu_grad"])
@@ -365,27 +385,34 @@ def test_an_implementation_that_writes_to_its_inputs_is_its_error_alone(sweep_pa
 
 def test_subnormal_values_are_judged_against_the_fixed_quantum():
     """kernels._judge with ``subnormal``: a value on (or within the bound of) a float32
-    subnormal rounding midpoint is in doubt, one on a subnormal float32 is not - the test that
-    the loops skip only where no value can be subnormal."""
+    subnormal rounding midpoint or a subnormal float32 is in doubt, one between them is not -
+    the test that the loops skip only where no value can be subnormal; one nearer 0 than any
+    other float32 is not (its side of 0 is its sign) and is kept TAIL_FLOOR from 0."""
     k = _kernels()  # skips without numba, before importing it
     from numba import njit
 
     judge = k._judge
 
     @njit
-    def doubts(values, bound):
+    def judged(values, bound):
         slack = np.int64(bound * 2.0**53)
         subnormal_slack = 0.5 * k.QUANTUM - bound * k.SMALLEST_NORMAL
-        return np.array([judge(value, False, slack, subnormal_slack, True)[1]
-                         for value in values])
+        out = np.empty((len(values), 2))
+        for i, value in enumerate(values):
+            v, _, doubt = judge(value, False, slack, subnormal_slack, True)
+            out[i, 0], out[i, 1] = v, doubt
+        return out
 
     q = 2.0**-149
     n = np.array([1.0, 3.0, 1000.0, 2.0**22 + 7])
-    midpoints = (n + 0.5) * q
-    near = midpoints * (1 + 2.0**-50)
-    on_floats = n * q
-    assert doubts(midpoints, 2.0**-46).all() and doubts(near, 2.0**-46).all()
-    assert not doubts(on_floats, 2.0**-46).any()
+    for values, in_doubt in (((n + 0.5) * q, True), ((n + 0.5) * q * (1 + 2.0**-50), True),
+                             (n * q, True), (n * q * (1 - 2.0**-50), True),
+                             ((n + 0.25) * q, False), (-(n + 0.75) * q, False),
+                             (np.array([2.0**-160, -2.0**-300, 0.3 * q]), False)):
+        v, doubt = judged(values, 2.0**-46).T
+        assert (doubt == in_doubt).all(), values
+        assert np.array_equal(v, np.where(np.abs(values) < fastref.TAIL_FLOOR,
+                                          np.copysign(fastref.TAIL_FLOOR, values), values))
 
 
 def test_the_loops_skip_the_subnormal_test_only_above_minus_12(monkeypatch):
@@ -405,20 +432,24 @@ def test_the_loops_skip_the_subnormal_test_only_above_minus_12(monkeypatch):
 
 
 def test_phis_own_fit_serves_right_of_zero_and_down_to_minus_5(monkeypatch):
-    """phi_direct (Φ's fit, no exponential) computes 1/8 <= x <= 9 and -5 <= x <= -1/8,
-    phi_block (R·φ) the rest of the middle: Φ's fit holds 2^-62 of Φ only down to -5."""
+    """phi_direct (Φ's fit, no exponential) computes 1/8 <= x <= 9 and -5 <= x <= -1/8 -
+    ``limited`` from 7.5 on, where Φ and GELU come within the bound of 1 and x - phi_block
+    (R·φ) the rest of the middle: Φ's fit holds 2^-62 of Φ only down to -5."""
     k = _kernels()
     told = []
     for name in ("phi_block", "phi_direct"):
         real = getattr(k, name)
-        monkeypatch.setattr(k, name, lambda *a, name=name, real=real: told.append(name)
-                            or real(*a))
-    pieces = [(0.13, 0.2), (8.8, 8.95), (-0.2, -0.13), (-4.99, -4.76), (-5.2, -5.01),
-              (-19.9, -19.8)]
+        monkeypatch.setattr(k, name, lambda *a, name=name, real=real: told.append(
+            "phi_direct_limited" if name == "phi_direct" and a[5] else name) or real(*a))
+    pieces = [(0.13, 0.2), (7.26, 7.49), (7.5, 7.7), (8.8, 8.95), (-0.2, -0.13),
+              (-4.99, -4.76), (-5.2, -5.01), (-19.9, -19.8)]
     for lo, hi in pieces:  # one interval each
         x = np.linspace(lo, hi, 50, dtype=np.float32)
         fastref._compiled_middle(get_function("phi"), x, np.empty(50), np.empty(50))
-    assert told == ["phi_direct"] * 4 + ["phi_block"] * 2
+    assert told == (["phi_direct"] * 2 + ["phi_direct_limited"] * 2 + ["phi_direct"] * 2
+                    + ["phi_block"] * 2)
+    with mpmath.workdps(30):  # below 7.5, farther from 1 than the bound: no limit needed
+        assert 1 - mpmath.ncdf(fastref.LIMITED_FROM) > 2 * fastref.COMPILED_BOUND
     assert phi_table.DIRECT_LEFT == 5.0 and phi_table.PHI.intervals * phi_table.INTERVAL >= 9
 
 

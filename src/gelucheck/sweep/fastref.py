@@ -11,8 +11,8 @@ x splits into four parts, contiguous in a monotone chunk of encodings:
   is subnormal and odd) and of a power of two.
 - x >= 9: 1 or x; the neglected Q(9) < 2^-62 is below, never above.
 - the middle: float64 SciPy ``ndtr`` (GELU: x·ndtr(x)), x/(1 + exp(-2u)) for the tanh form,
-  checked against float32's rounding midpoints and powers of two, Arb or mpmath where too
-  close.
+  checked against float32s, their rounding midpoints and powers of two, Arb or mpmath where
+  too close.
 The derivatives (GELU′, the tanh form′, φ) follow the same plan in ``_fill_smooth``, with the
 bound relative to the size of their terms, which cancel at x*.
 
@@ -74,6 +74,18 @@ TAYLOR = {PHI: PHI0, GELU: PHI0, GELU_TANH: K / 2}
 
 
 FRACTION_MASK = (1 << 52) - 1
+# Where the exact value approaches a float32 from a known side - 1 (Φ from below, GELU′ from
+# above), x (GELU and its tanh form, from below), 1/2 (Φ and GELU′ as x -> 0, on x's side),
+# 0 (the tails, with the function's sign) - the float64 reference is kept on that side
+# (docs/design.md, The sweep: exact counts),
+# never on the float32 itself: an output one step from it errs by 1/2 or 1 ulp and a little
+# more or less, which decides whether it is correctly rounded and its histogram bin. At
+# most the float64 next to the float32; TAIL_FLOOR from 0 (|f| < 2^-200 in the far left and
+# past φ's right; a power of two so far below the quantum that |y - v| stays exact for
+# outputs up to 4 quanta from 0).
+ONE_DOWN = 1.0 - 2.0**-53
+ONE_UP = 1.0 + 2.0**-52
+TAIL_FLOOR = 2.0**-200
 # RELATIVE_BOUND in units of the float64 last place: 2^-40 of |v| is at most 2^13 of them.
 SLACK = 1 << 13
 DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
@@ -107,14 +119,16 @@ MIDDLE = {PHI: lambda x, out: special.ndtr(x, out=out), GELU: _gelu,
 
 def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
     """Where the float64 value is too close, for RELATIVE_BOUND, to a float32 rounding
-    midpoint (the rounding could go either way) or to a power of two (ulp(v) could halve),
-    unless the side of the power is known. Integer tests on the float64 encoding: a float32
-    midpoint has the 29 dropped bits 1000...0, a power of two a zero fraction."""
+    midpoint (the rounding could go either way), to a float32 (an output a whole number of
+    ulps away could err by a little more or a little less: the histogram's edges) or to a
+    power of two (ulp(v) could halve), unless the side of the power is known. Integer tests
+    on the float64 encoding: a float32 midpoint has the 29 dropped bits 1000...0, a float32
+    0000...0, a power of two a zero fraction."""
     bits = v.view(np.int64)
-    # dropped bits in [half - SLACK, half + SLACK]: shifted by SLACK - half, modulo their
-    # width, at most 2·SLACK (one comparison; NumPy's int64 abs branches, 20x slower here)
-    shifted = bits + (SLACK - (1 << (DROPPED - 1)))
-    shifted &= (1 << DROPPED) - 1
+    # the 28 bits below half a float32 ulp in [-SLACK, SLACK] modulo their width: shifted by
+    # SLACK, at most 2·SLACK (one comparison; NumPy's int64 abs branches, 20x slower here)
+    shifted = bits + SLACK
+    shifted &= (1 << (DROPPED - 1)) - 1
     doubt = shifted <= 2 * SLACK
     if not side_known:  # a fraction in [0, SLACK] or [FRACTION_MASK - SLACK, FRACTION_MASK]
         np.add(bits, SLACK + 1, out=shifted)
@@ -125,8 +139,12 @@ def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
     if small.any():
         q = 2.0**FLOAT32.quantum_exponent
         vs = v[small]
-        residual = np.abs(vs - np.round(vs / q) * q)
-        doubt[small] = (residual > 0.5 * q - RELATIVE_BOUND * FLOAT32.smallest_normal) & (vs != 0)
+        steps = np.round(vs / q)
+        residual = np.abs(vs - steps * q)
+        bound = RELATIVE_BOUND * FLOAT32.smallest_normal
+        # near 0 itself the side is the value's sign (_off_zero keeps it off 0)
+        doubt[small] = ((residual > 0.5 * q - bound) | ((residual < bound) & (steps != 0))
+                        ) & (vs != 0)
     return doubt
 
 
@@ -197,12 +215,54 @@ def _far_value(function: Function) -> float:
     return -0.0 if function.zero_is_negative(-1.0) else 0.0
 
 
+def _far_reference(function: Function) -> float:
+    """The far left's float64 reference: TAIL_FLOOR with the function's sign (ONE_DOWN's
+    comment)."""
+    return math.copysign(TAIL_FLOOR, _far_value(function))
+
+
 def _right_value(function: Function, x: np.ndarray) -> np.ndarray | float:
     """The value right of _right: 1 (Φ, GELU′ of both forms), 0 (φ), or x itself (GELU of
     both forms)."""
     if function.family == PDF:
         return 0.0
     return 1.0 if function.family in (CDF, DERIVATIVE) else x
+
+
+def _right_reference(function: Function, x: np.ndarray) -> np.ndarray | float:
+    """The float64 reference right of _right, on the exact value's side of _right_value
+    (ONE_DOWN's comment): above 0 (φ), below 1 (Φ), above 1 (GELU′, both forms), below x
+    (GELU, both forms)."""
+    if function.family == PDF:
+        return TAIL_FLOOR
+    if function.family == CDF:
+        return ONE_DOWN
+    return ONE_UP if function.family == DERIVATIVE else np.nextafter(x, 0.0)
+
+
+def _off_half(v: np.ndarray, x: np.ndarray) -> None:
+    """Φ's and GELU′'s 1/2 + c·x near 0, one float64 step off 1/2 on x's side where float64
+    lost the x term (ONE_DOWN's comment), in place."""
+    step = np.sign(x).astype(np.int64)  # on the encoding: np.nextafter took 10 ns an input
+    step *= v == 0.5
+    v.view(np.int64)[...] += step
+
+
+def _off_zero(v: np.ndarray) -> None:
+    """Values nearer 0 than TAIL_FLOOR moved out to it, their sign kept (ONE_DOWN's
+    comment), in place."""
+    tiny = np.abs(v) < TAIL_FLOOR
+    if tiny.any():
+        v[tiny] = np.copysign(TAIL_FLOOR, v[tiny])
+
+
+def _below(v: np.ndarray, limit: np.ndarray | float) -> np.ndarray:
+    """v kept below the float32 ``limit`` its exact value approaches from below - at most
+    the float64 next to it - in place; returns where v lies within SLACK last places of it,
+    where its side needs no proof."""
+    top = np.nextafter(limit, -np.inf)
+    np.minimum(v, top, out=v)
+    return np.asarray(limit).view(np.int64) - v.view(np.int64) <= SLACK + 1
 
 
 @dataclass(frozen=True)
@@ -388,16 +448,19 @@ def _encoding(value: float) -> int:
 def _near_boundary(v: np.ndarray, bound: np.ndarray, above_one: np.ndarray | bool = False
                    ) -> np.ndarray:
     """Where a float64 v, within ``bound`` of the exact value, is too close to decide its
-    float32 rounding: to the midpoint between its nearest float32 and the neighbour on its
-    side, or to a power of two (where ulp(v) halves) - unless the exact value is known to lie
-    above 1 (``above_one``), as GELU′ does for x > -x*."""
+    float32 rounding - to the midpoint between its nearest float32 and the neighbour on its
+    side, or to a power of two (where ulp(v) halves) unless the exact value is known to lie
+    above 1 (``above_one``), as GELU′ does for x > -x* - or on which side of a whole number
+    of ulps an error lies: to its nearest float32 (_uncertain)."""
     r = v.astype(np.float32).astype(np.float64)
     u = FLOAT32.ulp_of(r)
     power = (np.abs(np.frexp(r)[0]) == 0.5) & (np.abs(r) > FLOAT32.smallest_normal)
     power &= ~(above_one & (r == 1.0))
     step = np.where(power & (np.abs(v) < np.abs(r)), u / 2, u)
     mid = r + np.copysign(step / 2, v - r)
-    return (np.abs(v - mid) <= bound) | (power & (np.abs(v - r) <= bound))
+    # on a float32 whose side is known - 1 from above, 0 - v needs no proof (ONE_DOWN's comment)
+    known = (above_one & (r == 1.0)) | (r == 0)
+    return (np.abs(v - mid) <= bound) | ((np.abs(v - r) <= bound) & ~known)
 
 
 def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
@@ -412,14 +475,15 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
     a, b, c, d = (int(i) for i in np.searchsorted(
         x64, [FAR_LEFT[function], -TINY, TINY, _right(function)], "right"))
     far, tiny, flat = slice(0, a), slice(b, c), slice(d, len(x64))
-    v[far] = _far_value(function)
+    v[far] = _far_reference(function)
     unit[far] = 2.0**FLOAT32.quantum_exponent
-    v[flat] = _right_value(function, x64[flat])
+    v[flat] = _right_reference(function, x64[flat])
     if function.family == PDF:
         v[tiny], unit[tiny] = PHI0, FLOAT32.ulp_of(np.float64(PHI0))
         unit[flat] = 2.0**FLOAT32.quantum_exponent
     else:
         v[tiny] = 0.5 + x64[tiny] * K  # √(2/π) = 2φ(0) for both forms
+        _off_half(v[tiny], x64[tiny])
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)  # the side of 1/2: x's sign
         unit[flat] = 2.0**-23  # just above 1: the binade [1, 2)
     middle = [slice(a, b), slice(c, d)]
@@ -444,9 +508,13 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
             continue
         if size is None:
             vm, size = SMOOTH[function](x64[s])
+            _off_zero(vm)
             v[s], unit[s] = vm, FLOAT32.ulp_of(vm)
         # GELU′(x) = 1 - GELU′(-x) > 1 for x > -x* (both forms): from 1.5 on the side is known
         above_one = (function.family == DERIVATIVE) & (x64[s] >= 1.5)
+        if np.any(above_one):
+            v[s] = np.where(above_one, np.maximum(v[s], ONE_UP), v[s])
+            unit[s] = np.where(above_one, 2.0**-23, unit[s])
         slow.append(np.flatnonzero(_near_boundary(v[s], RELATIVE_BOUND * size, above_one))
                     + s.start)
     return np.concatenate(slow) if slow else np.zeros(0, np.int64)
@@ -458,11 +526,12 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         return _fill_smooth(function, x64, v, unit)
     parts = _parts(x64, function)
     far, tiny, high = parts["far"], parts["tiny"], parts["high"]
-    v[far] = _far_value(function)
+    v[far] = _far_reference(function)
     unit[far] = 2.0**FLOAT32.quantum_exponent
-    v[high] = _right_value(function, x64[high])
+    v[high] = _right_reference(function, x64[high])
     if function.family == CDF:
         v[tiny] = 0.5 + x64[tiny] * PHI0
+        _off_half(v[tiny], x64[tiny])
         # Φ = 1/2 ± |x|φ(0): the side of 1/2 is the sign of x (x = ±0: exactly 1/2)
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)
         unit[high] = 2.0**-24  # Φ < 1: binade [1/2, 1)
@@ -478,10 +547,9 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         step *= xt != 0
         vt.view(np.int64)[...] += step
         unit[tiny] = FLOAT32.ulp_of(vt)
+        # v lies just below x: the float32 ulp of x, halved where x is a power of two (v's
+        # is already: the binade below)
         unit[high] = FLOAT32.ulp_of(v[high])
-        # just below x, a power of two (a zero fraction field): the lower binade
-        power = (v[high].view(np.int64) & FRACTION_MASK) == 0
-        unit[high] = np.where(power, unit[high] / 2, unit[high])
     slow = []
     for name in ("mid_neg", "mid_pos"):
         s = parts[name]
@@ -495,9 +563,13 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         MIDDLE[function](x64[s], vm)
         if function.family != CDF and not vm.all():  # underflow keeps GELU's sign
             vm[...] = np.where(vm == 0, np.copysign(0.0, x64[s]), vm)
+        _off_zero(vm)
         phi_right = function.family == CDF and name == "mid_pos"  # Φ < 1: binade [1/2, 1)
+        known = np.zeros(len(vm), dtype=bool)  # on the side of the float32 approached
+        if name == "mid_pos":  # below 1 (Φ) or x (GELU, both forms)
+            known = _below(vm, 1.0 if phi_right else x64[s])
         unit[s] = 2.0**-24 if phi_right else FLOAT32.ulp_of(vm)
-        slow.append(np.flatnonzero(_uncertain(vm, side_known=phi_right)) + s.start)
+        slow.append(np.flatnonzero(_uncertain(vm, side_known=phi_right) & ~known) + s.start)
     return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 
@@ -550,6 +622,9 @@ def _resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndar
                                                          else 1.0)
         if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
             v[i] = math.nextafter(v[i], rounded)
+        elif v[i] == rounded and side:  # on the float32 itself: keep the side, so that an
+            # output k ulps away errs by more or less than k, as it does
+            v[i] = math.nextafter(v[i], math.copysign(math.inf, side))
 
 
 @cache
@@ -573,7 +648,7 @@ def warm_kernels() -> float | None:
     # float32 as a block passes it, float64 as the generic path does, Φ's own fit (x > 0)
     # and R's (x = -6, -9), the series' range, and GELU′'s window about x*
     for x in (x32, x32.astype(np.float64), -12 * x32[::-1], -12 * x32[::-1].astype(np.float64),
-              -x32[::-1], -x32[::-1].astype(np.float64),
+              -x32[::-1], -x32[::-1].astype(np.float64), 11 * x32, 11 * x32.astype(np.float64),
               *(x32 * edge / 2 for edge, _ in kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
         for function in (GELU, GELU_GRAD, PHI_GRAD):
@@ -604,6 +679,11 @@ def relative_bound(function: str | Function) -> float:
 # |GELU| >= 2^-30·Φ(-1) > 2^-33 for |x| >= 2^-30): the compiled loops skip the subnormal test.
 NORMAL_ABOVE = -12.0
 
+
+# From here on (x > 0, a whole interval of the table) Φ and GELU come within the compiled
+# bound of 1 and x: 1 - Φ(7.5) = 3.2e-14 > 2^-45, further from them than the bound below
+# (kernels.phi_direct's ``limited``)
+LIMITED_FROM = 7.5
 
 # What the compiled loops compute (the tanh form and its derivative: NumPy)
 COMPILED = (PHI, GELU, GELU_GRAD, PHI_GRAD)
@@ -665,7 +745,8 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         elif k < phi_table.PHI.intervals and (
                 x[a] > 0 or (k + 1) * phi_table.INTERVAL <= phi_table.DIRECT_LEFT):
             kernels().phi_direct(x[a:b], phi_table.PHI.rows()[k], phi_table.centre(k), gelu,
-                                 COMPILED_BOUND, v[a:b], unit[a:b], doubt[a:b])
+                                 COMPILED_BOUND, bool(x[a] >= LIMITED_FROM), v[a:b], unit[a:b],
+                                 doubt[a:b])
         else:
             subnormal = min(float(x[a]), float(x[b - 1])) < NORMAL_ABOVE
             kernels().phi_block(x[a:b], phi_table.R.rows()[k], phi_table.centre(k), gelu,
@@ -731,7 +812,7 @@ def _compiled_run(function: Function, x: np.ndarray):
     elif _outer(function, first, last):
         # an implementation that misses the closed form there (torch's GELU overflows near
         # the largest float32) is measured in float64: 0.3 ms a span of 2^20, not 10
-        kernels().outer_block(x, _far_value(function), function == GELU, v, unit)
+        kernels().outer_block(x, _far_reference(function), function == GELU, v, unit)
     else:
         return v, unit, _compiled_middle(function, x, v, unit)
     return v, unit, np.zeros(len(x), dtype=np.bool_)  # no value there is in doubt

@@ -16,7 +16,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..formats import FLOAT32
-from .fastref import DROPPED, FRACTION_MASK, PHI0
+from .fastref import DROPPED, FRACTION_MASK, ONE_DOWN, ONE_UP, PHI0, TAIL_FLOOR
 from .phi_table import PHI, R
 
 TERMS = R.terms
@@ -54,7 +54,6 @@ with mpmath.workdps(40):  # ln 2's bits beyond float64's too: n·LN2_LO reaches 
 SHIFTER = 1.5 * 2.0**52  # adding it rounds to an integer
 EXP_TAYLOR = np.array([1 / math.factorial(j) for j in range(13, -1, -1)])  # 1/j!, highest first
 HALF = 1 << (DROPPED - 1)
-LOW = (1 << DROPPED) - 1
 EXPONENT_FIELD = 0x7FF << 52
 UNIT_FLOOR = (FLOAT32.quantum_exponent + 1023) << 52
 PRECISION_SHIFT = (FLOAT32.precision - 1) << 52
@@ -62,6 +61,7 @@ SMALLEST_NORMAL = FLOAT32.smallest_normal
 QUANTUM = 2.0**FLOAT32.quantum_exponent
 PHI_RIGHT_UNIT = 2.0**-24  # Φ in (1/2, 1)
 ABOVE_ONE_UNIT = 2.0**-23  # GELU′ in (1, 2)
+ONE_BITS = 0x3FF0000000000000  # 1.0's encoding
 # 1/u for a power of two u (a unit: float32's ulp, normal in float64) is the encoding
 # RECIPROCAL - u's: exact, and a multiply instead of a divide (which bounded score's loop)
 RECIPROCAL = 2046 << 52
@@ -83,11 +83,13 @@ SERIES_PIECES = ((2.0**-10, 3), (2.0**-5, 5), (TAYLOR_EDGE, 7))  # (edge, terms 
 
 @njit(inline="always", error_model="numpy")
 def _judge(value, phi_right, slack, subnormal_slack, subnormal):
-    """float32's ulp of the exact value near ``value``, and whether value lies within the
-    bound (slack: in float64 last places of its binade) of a float32 rounding midpoint or of
-    a power of two, as fastref._uncertain tests it. ``phi_right``: Φ in (1/2, 1), whose ulp
-    and side of 1/2 are known. ``subnormal``: whether value may lie below float32's normal
-    range, whose test costs as much as all the rest (vectorized, both sides are computed)."""
+    """(v, unit, doubt): float32's ulp of the exact value near ``value``, and whether value
+    lies within the bound (slack: in float64 last places of its binade) of a float32, of a
+    rounding midpoint or of a power of two, as fastref._uncertain tests it. ``phi_right``:
+    Φ in (1/2, 1), whose ulp and side of 1/2 are known. ``subnormal``: whether value may lie
+    below float32's normal range, whose test costs as much as all the rest (vectorized, both
+    sides are computed); there a value nearer 0 than any other float32 is kept TAIL_FLOOR
+    from it at least (fastref._off_zero), its side of 0 known - v is value but there."""
     bits = _as_int(value)
     if phi_right:
         unit = PHI_RIGHT_UNIT
@@ -95,26 +97,37 @@ def _judge(value, phi_right, slack, subnormal_slack, subnormal):
     else:
         unit = _as_float(max((bits & EXPONENT_FIELD) - PRECISION_SHIFT, UNIT_FLOOR))
         power = ((bits + slack + 1) & FRACTION_MASK) <= 2 * slack + 1
-    midpoint = _near_midpoint(bits, slack)
+    half_step = _near_half_step(bits, slack)
     if subnormal and abs(value) < SMALLEST_NORMAL:  # the quantum is fixed: test against it directly
-        residual = abs(value - math.floor(value / QUANTUM + 0.5) * QUANTUM)
-        return unit, residual > subnormal_slack and value != 0.0
-    return unit, midpoint or power
+        steps = math.floor(value / QUANTUM + 0.5)
+        residual = abs(value - steps * QUANTUM)
+        # bitwise: `and`/`or` branches kept the loop from vectorizing (1.28 -> 1.8 ns)
+        near = (residual > subnormal_slack) | ((residual < 0.5 * QUANTUM - subnormal_slack)
+                                               & (steps != 0.0))
+        return math.copysign(max(abs(value), TAIL_FLOOR), value), unit, near & (value != 0.0)
+    return value, unit, half_step or power
+
+
 
 
 @njit(inline="always", error_model="numpy")
-def _near_midpoint(bits, slack):
+def _near_half_step(bits, slack):
     """Whether the float64 of encoding ``bits`` lies within slack of its last places of a
-    float32 rounding midpoint (the dropped bits 1000...0)."""
-    return ((bits + (slack - HALF)) & LOW) <= 2 * slack
+    float32 rounding midpoint (the dropped bits 1000...0) or of a float32 (0000...0 or, just
+    below it, 1111...1): the 28 bits below half a float32 ulp near 0, modulo their width. A
+    midpoint decides the rounding; a float32 decides on which side of a whole number of ulps
+    an output's error lies (an output k ulps from the correctly rounded result errs by k and
+    a little more, or a little less: the histogram's edges at 1, 2, 4 ...)."""
+    return ((bits + slack) & (HALF - 1)) <= 2 * slack
 
 
 # contract: a*b + c as one fused multiply-add (the bound is measured with it)
-@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
-def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _phi_loop(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
     """Φ(x) (or GELU, x·Φ(x)) for x of one sign whose -|x| lies in the interval of ``centre``
     (c: R's coefficients there), into v; float32's ulp of it into unit; and whether v lies
-    within ``bound`` (relative) of a float32 rounding midpoint or of a power of two (doubt);
+    within ``bound`` (relative) of a float32, of a rounding midpoint or of a power of two
+    (doubt);
     ``subnormal``: whether a value may lie below float32's normal range (x < -12).
 
     φ = exp(-x²/2)/√(2π): x² exact for float32 x; exp by Cody-Waite reduction (n = round(t/ln 2),
@@ -131,9 +144,29 @@ def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
         value = _cdf(xi, _density(xi), c, centre)
         if gelu:
             value = xi * value
-        v[i] = value
-        unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack,
-                                   subnormal)
+        v[i], unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack,
+                                         subnormal)
+
+
+# Each flag of a loop (subnormal, limited, above_one) a constant of a loop of its own: a flag
+# passed in and tested inside the loop kept LLVM from vectorizing it, or had it compute both
+# sides of the flag's branch for every input (phi_block 1.29 -> 1.40 ns an input, grad_block
+# up to 2x, phi_direct 0.62 -> 1.0); one loop each, 1.09, 0.94-1.04 and 0.62. Written out,
+# module-level, one per value: closures made alike missed numba's disk cache (4 s a
+# command), and numba.literally re-typed them in every process (3.1 s against 0.4).
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _phi_normal(x, c, centre, gelu, bound, v, unit, doubt):
+    _phi_loop(x, c, centre, gelu, bound, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _phi_subnormal(x, c, centre, gelu, bound, v, unit, doubt):
+    _phi_loop(x, c, centre, gelu, bound, True, v, unit, doubt)
+
+
+def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
+    """_phi_loop, the loop compiled for ``subnormal``'s value."""
+    (_phi_subnormal if subnormal else _phi_normal)(x, c, centre, gelu, bound, v, unit, doubt)
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
@@ -155,8 +188,8 @@ def _cdf(xi, density, c, centre):
     return tail if xi < 0 else 1.0 - tail
 
 
-@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
-def grad_block(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _grad_loop(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
     """phi_block's derivative: GELU′ = Φ + x·φ, from the same φ and R (c: R's coefficients
     on the interval of ``centre``), or φ alone (``pdf``: c and centre unused), into v, unit
     and doubt. Outside the window about x* (star_block) GELU′'s terms cancel by at most
@@ -168,11 +201,37 @@ def grad_block(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
         xi = np.float64(x[i])
         density = _density(xi)
         value = density if pdf else _cdf(xi, density, c, centre) + xi * density
-        v[i] = value
-        if above_one:  # (1, 2)'s ulp; no power of two in doubt, even where v rounded to 1
-            unit[i], doubt[i] = ABOVE_ONE_UNIT, _near_midpoint(_as_int(value), slack)
+        if above_one:  # (1, 2)'s ulp; v kept above 1, not in doubt near it nor at a power
+            value = max(value, ONE_UP)
+            bits = _as_int(value)
+            v[i], unit[i] = value, ABOVE_ONE_UNIT
+            doubt[i] = _near_half_step(bits, slack) & (bits - ONE_BITS > slack)
         else:
-            unit[i], doubt[i] = _judge(value, False, slack, subnormal_slack, subnormal)
+            v[i], unit[i], doubt[i] = _judge(value, False, slack, subnormal_slack, subnormal)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _grad_normal(x, c, centre, pdf, bound, v, unit, doubt):
+    _grad_loop(x, c, centre, pdf, bound, False, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _grad_subnormal(x, c, centre, pdf, bound, v, unit, doubt):
+    _grad_loop(x, c, centre, pdf, bound, True, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _grad_above_one(x, c, centre, pdf, bound, v, unit, doubt):
+    _grad_loop(x, c, centre, pdf, bound, False, True, v, unit, doubt)
+
+
+def grad_block(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
+    """_grad_loop, the loop compiled for ``subnormal``'s and ``above_one``'s values (not
+    both: GELU′ > 1 is a normal number)."""
+    if subnormal and above_one:
+        raise ValueError("no value above 1 is subnormal")
+    loop = _grad_subnormal if subnormal else _grad_above_one if above_one else _grad_normal
+    loop(x, c, centre, pdf, bound, v, unit, doubt)
 
 
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
@@ -186,18 +245,20 @@ def star_block(x, high, low, c, bound, v, unit, doubt):
         s = c[0]
         for j in range(1, c.shape[0]):
             s = s * h + c[j]
-        value = s * h
-        v[i] = value
-        unit[i], doubt[i] = _judge(value, False, slack, 0.0, False)
+        v[i], unit[i], doubt[i] = _judge(s * h, False, slack, 0.0, False)
 
 
-@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
-def phi_direct(x, c, centre, gelu, bound, v, unit, doubt):
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _phi_direct(x, c, centre, gelu, bound, limited, v, unit, doubt):
     """phi_block from Φ's own fit on the interval (c: phi_table.PHI's row there), for x > 0
     up to saturation and x < 0 down to phi_table.DIRECT_LEFT: no exponential, 14 terms
     instead of exp's 14 and R's 12, by Estrin's scheme (4 steps deep: 0.68 -> 0.60 ns an
     input against two Horner chains 7 deep; phi_block takes 1.25). No value there is
-    subnormal."""
+    subnormal. ``limited``: x > 0 so large (fastref.LIMITED_FROM) that the exact value comes
+    within the bound of 1 (Φ) or x (GELU), which it approaches from below: v is kept below
+    that float32 - at most the float64 next to it - and is not in doubt within slack of it,
+    its side known (fastref.ONE_DOWN's comment): a loop of its own (_direct_limited; a test
+    per input took it from 0.62 to 0.75 ns an input)."""
     slack = np.int64(bound * 2.0**53)
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
@@ -207,8 +268,29 @@ def phi_direct(x, c, centre, gelu, bound, v, unit, doubt):
         value = tail if xi < 0 else 1.0 - tail
         if gelu:
             value = xi * value
-        v[i] = value
-        unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack, False)
+        if limited:
+            limit = _as_int(xi) if gelu else ONE_BITS
+            value, unit[i], in_doubt = _judge(min(value, _as_float(limit - 1)), not gelu,
+                                              slack, subnormal_slack, False)
+            v[i], doubt[i] = value, in_doubt & (limit - _as_int(value) > slack + 1)
+        else:
+            v[i], unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack,
+                                             subnormal_slack, False)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _direct_free(x, c, centre, gelu, bound, v, unit, doubt):
+    _phi_direct(x, c, centre, gelu, bound, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _direct_limited(x, c, centre, gelu, bound, v, unit, doubt):
+    _phi_direct(x, c, centre, gelu, bound, True, v, unit, doubt)
+
+
+def phi_direct(x, c, centre, gelu, bound, limited, v, unit, doubt):
+    """_phi_direct, the loop compiled for ``limited``'s value."""
+    (_direct_limited if limited else _direct_free)(x, c, centre, gelu, bound, v, unit, doubt)
 
 
 def _series_kernel(terms, series=SERIES):
@@ -235,8 +317,8 @@ def _series_loop(x, c, gelu, bound, v, unit, doubt):
         value = 0.5 + PHI0 * xi * _horner(c, xi * xi)
         if gelu:
             value = xi * value
-        v[i] = value
-        unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack, False)
+        v[i], unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack, subnormal_slack,
+                                         False)
 
 
 PHI_SERIES = {terms: _series_kernel(terms) for _, terms in SERIES_PIECES}
@@ -280,9 +362,10 @@ def _horner(c, t):
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def tiny_block(x, gelu, v, unit):
-    """fastref._fill's part |x| <= 2^-30 for Φ (1/2 + φ(0)·x) or GELU (x·(1/2 + φ(0)·x),
-    nudged one float64 ulp towards +inf where float64 lost the x² term), operation for
-    operation (no fused multiply-add), into v and unit; no value there is in doubt."""
+    """fastref._fill's part |x| <= 2^-30 for Φ (1/2 + φ(0)·x, one float64 step off 1/2 on
+    x's side where float64 lost the x term) or GELU (x·(1/2 + φ(0)·x), nudged one float64 ulp
+    towards +inf where float64 lost the x² term), operation for operation (no fused
+    multiply-add), into v and unit; no value there is in doubt."""
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
         if gelu:
@@ -293,6 +376,8 @@ def tiny_block(x, gelu, v, unit):
                                     UNIT_FLOOR))
         else:
             value = 0.5 + xi * PHI0
+            if value == 0.5 and xi != 0.0:
+                value = _as_float(_as_int(value) + (1 if xi > 0 else -1))
             unit[i] = 2.0**-25 if xi < 0 else PHI_RIGHT_UNIT  # the side of 1/2: x's sign
         v[i] = value
 
@@ -300,9 +385,9 @@ def tiny_block(x, gelu, v, unit):
 @njit(cache=True, error_model="numpy", nogil=True)
 def outer_block(x, far, gelu, v, unit):
     """fastref._fill's far left and right of saturation for Φ or GELU, value for value, into
-    v and unit: the far left's signed zero ``far`` with the quantum as unit; right, Φ's 1
-    (unit 2^-24: the exact value lies below it) or GELU's x itself, whose float32 ulp is
-    halved at a power of two (the exact value lies just inside the binade below)."""
+    v and unit: the far left's ``far`` (TAIL_FLOOR with the function's sign) with the quantum
+    as unit; right, the float64 below Φ's 1 (unit 2^-24) or below GELU's x, whose float32 ulp
+    is halved at a power of two - the exact value lies below those, just inside the binade."""
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
         if xi < 0.0:
@@ -310,9 +395,9 @@ def outer_block(x, far, gelu, v, unit):
         elif gelu:
             bits = _as_int(xi)
             ulp = _as_float((bits & EXPONENT_FIELD) - PRECISION_SHIFT)  # x is normal here
-            v[i], unit[i] = xi, ulp * 0.5 if bits & FRACTION_MASK == 0 else ulp
+            v[i], unit[i] = _as_float(bits - 1), ulp * 0.5 if bits & FRACTION_MASK == 0 else ulp
         else:
-            v[i], unit[i] = 1.0, PHI_RIGHT_UNIT
+            v[i], unit[i] = ONE_DOWN, PHI_RIGHT_UNIT
 
 
 @njit(inline="always", error_model="numpy")

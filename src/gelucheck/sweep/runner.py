@@ -218,7 +218,7 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     workers = workers if len(todo) > 1 else 1  # a single task runs here: no workers for it
     if workers > 1:
         _fork_server()  # importing while this process resolves and loads the loops
-    # an unknown or unavailable implementation refused before the loops compile (6 s the
+    # an unknown or unavailable implementation refused before the loops compile (10 s the
     # first time after install)
     impls = [i for s in specs for i in resolve(s)]
     if not impls:
