@@ -622,8 +622,8 @@ def _resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndar
                                                          else 1.0)
         if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
             v[i] = math.nextafter(v[i], rounded)
-        elif v[i] == rounded and side:  # on the float32 itself: keep the side, so that an
-            # output k ulps away errs by more or less than k, as it does
+        elif v[i] == rounded:  # on the float32 itself: keep the side (mpmath's residual
+            # may be a signed zero), so that an output k ulps away errs by more or less than k
             v[i] = math.nextafter(v[i], math.copysign(math.inf, side))
 
 
