@@ -52,6 +52,8 @@ def _float64(function, x):
     """Φ, GELU, φ or GELU′ by their float64 formulas (SciPy's ndtr, NumPy's exp)."""
     density = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi)
     return {"phi": lambda: special.ndtr(x), "gelu": lambda: x * special.ndtr(x),
+            "gelu_tanh": lambda: x / (1 + np.exp(-2 * np.sqrt(2 / np.pi)
+                                                 * (x + 0.044715 * x**3))),
             "phi_grad": lambda: density, "gelu_grad": lambda: special.ndtr(x) + x * density,
             }[function]()
 
@@ -100,6 +102,18 @@ def broken_phi(x):
 
 def broken_gelu(x):
     return _broken(x, "gelu")
+
+
+def rounded_gelu_tanh(x):
+    return _rounded(x, "gelu_tanh")
+
+
+def off_gelu_tanh(x):
+    return _off(x, "gelu_tanh")
+
+
+def broken_gelu_tanh(x):
+    return _broken(x, "gelu_tanh")
 
 
 def rounded_phi_grad(x):

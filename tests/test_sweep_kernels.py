@@ -42,7 +42,7 @@ X_STAR = [-0.75179154, -0.75179148, -0.7517915, -1.0000001, -1.0, -0.99999994, -
           -0.5, -0.49999997]
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu", "phi_grad", "gelu_grad"])
+@pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad"])
 def test_compiled_loops_are_16_times_inside_their_bound(function):
     """Against mpmath at 40 digits, relative to the value, every interval of the table, both
     signs: random inputs, both ends of each interval, where the exponential's argument
@@ -118,10 +118,11 @@ def test_phi_and_gelu_from_7_5_leave_no_close_call_at_1_or_x(function, limit):
     assert not doubt.any()
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu", "phi_grad", "gelu_grad"])
+@pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad"])
 def test_the_series_near_zero_is_16_times_inside_the_bound(function):
     """|x| < 1/8 is computed from erf's series (kernels.PHI_SERIES, 3 to 7 terms; GELU′'s
-    from its own, GELU_GRAD_SERIES; φ from its exponential): against mpmath at 40 digits,
+    from its own, GELU_GRAD_SERIES; φ and the tanh form from their exponentials): against
+    mpmath at 40 digits,
     log-uniform over every binade from 2^-30 (the middle's start) up, both signs, in one run
     that crosses each cut where a term is added and, at 1/8, into the table; either side of
     each cut."""
@@ -166,15 +167,18 @@ def test_a_damaged_table_is_refused_with_its_name(tmp_path, damage, table):
                                              ("phi", 0xBF400000), ("phi", 0x3E800000),
                                              ("gelu_grad", 0x3F000000),
                                              ("gelu_grad", 0xBF000000),
-                                             ("phi_grad", 0x40800000)])
+                                             ("phi_grad", 0x40800000),
+                                             ("gelu_tanh", 0x3F900000),
+                                             ("gelu_tanh", 0xC0900000)])
 def test_the_close_calls_it_leaves_are_resolved_to_mpmaths_rounding(function, start):
-    """The inputs the compiled value leaves in doubt (about 1 in 2^21) are found in 2^24
-    encodings and resolved: the reference then rounds to mpmath's correctly rounded float32
-    and lies on its side of it."""
+    """The inputs the compiled value leaves in doubt (near a float32 or a midpoint: about
+    2^51 times the bound in 2^24 encodings, 32 for 2^-46, 2048 for the tanh form's 2^-40) are
+    found in 2^24 encodings and resolved: the reference then rounds to mpmath's correctly
+    rounded float32 and lies on its side of it."""
     x = np.arange(start, start + (1 << 24), dtype=np.uint32).view(np.float32)
     x = x if x[0] > 0 else x[::-1]  # ascending
     doubt = np.flatnonzero(_phi_block(function, x)[2])
-    assert 0 < len(doubt) < 100
+    assert 0 < len(doubt) < 4 * fastref.relative_bound(function) * 2.0**51
     for i in doubt[:8]:
         block = x[i - 5:i + 5]
         v, unit, slow = fastref.reference(function, block, monotone=True)
@@ -197,8 +201,13 @@ DERIVATIVE_BLOCKS = [0xBF407569 - 30000, 0xBF800000 - 30000, 0xBF000000 - 30000,
                      0x3F407569 - 30000, 0x3FC00000 - 30000, 0xC1580000, 0x41100000 - 30000,
                      0x41A00000 - 30000, 0xC1A00000 - 30000, 0x32800000 - 30000,
                      0xB2800000 - 30000]
+# for the tanh form: both signs of the middle, either side of its edges at -9.5 (values may
+# be subnormal below) and 6 (kept below x from there), the far left (-12), saturation
+TANH_BLOCKS = [0x3F800000, 0xBF800000, 0xC1180000 - 30000, 0xC1180000, 0x40C00000 - 30000,
+               0x40C00000, 0xC1400000 - 30000, 0x41100000 - 30000, 0xC1300000]
 SAME_FIGURES = ([(f, start) for f in ("phi", "gelu") for start in BLOCKS]
-                + [(f, start) for f in ("phi_grad", "gelu_grad") for start in DERIVATIVE_BLOCKS])
+                + [(f, start) for f in ("phi_grad", "gelu_grad") for start in DERIVATIVE_BLOCKS]
+                + [("gelu_tanh", start) for start in TANH_BLOCKS])
 
 
 @pytest.mark.parametrize("function, start", SAME_FIGURES)

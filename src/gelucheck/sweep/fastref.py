@@ -555,7 +555,7 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         s = parts[name]
         if s.stop <= s.start:
             continue
-        if function in (PHI, GELU) and kernels():
+        if function in COMPILED and kernels():
             slow.append(np.flatnonzero(_compiled_middle(function, x64[s], v[s], unit[s]))
                         + s.start)
             continue
@@ -649,9 +649,10 @@ def warm_kernels() -> float | None:
     # and R's (x = -6, -9), the series' range, and GELU′'s window about x*
     for x in (x32, x32.astype(np.float64), -12 * x32[::-1], -12 * x32[::-1].astype(np.float64),
               -x32[::-1], -x32[::-1].astype(np.float64), 11 * x32, 11 * x32.astype(np.float64),
+              -20 * x32[::-1], -20 * x32[::-1].astype(np.float64),
               *(x32 * edge / 2 for edge, _ in kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
-        for function in (GELU, GELU_GRAD, PHI_GRAD):
+        for function in (GELU, GELU_TANH, GELU_GRAD, PHI_GRAD):
             _compiled_middle(function, x, v, unit)
     kernels().score(x32, v, unit)
     kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
@@ -670,8 +671,8 @@ def relative_bound(function: str | Function) -> float:
     derivatives in NumPy; to the value, which is no larger, where compiled): tighter where
     the compiled loops compute it."""
     function = get_function(function)
-    if kernels() is None or function not in COMPILED:
-        return RELATIVE_BOUND
+    if kernels() is None or function not in COMPILED or function == GELU_TANH:
+        return RELATIVE_BOUND  # (the tanh form's loop computes NumPy's formula)
     return COMPILED_BOUND if function in (PHI, GELU) else DERIVATIVE_BOUND
 
 
@@ -685,8 +686,13 @@ NORMAL_ABOVE = -12.0
 # (kernels.phi_direct's ``limited``)
 LIMITED_FROM = 7.5
 
-# What the compiled loops compute (the tanh form and its derivative: NumPy)
-COMPILED = (PHI, GELU, GELU_GRAD, PHI_GRAD)
+# What the compiled loops compute (the tanh form's derivative: NumPy)
+COMPILED = (PHI, GELU, GELU_TANH, GELU_GRAD, PHI_GRAD)
+# The tanh form's loops (kernels.tanh_block): values may be subnormal below -9.5 (the tanh
+# form there is -6.7e-33, normal), and come within RELATIVE_BOUND of x from 6 on (1 - σ(2u)
+# there is 1.4e-11, 2^-36 - farther below)
+TANH_NORMAL_ABOVE = -9.5
+TANH_LIMITED_FROM = 6.0
 
 
 def _piece(x: float) -> int:
@@ -721,6 +727,14 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         subnormal = max(abs(float(x[0])), abs(float(x[-1]))) > -NORMAL_ABOVE
         kernels().grad_block(x, phi_table.R.rows()[0], 0.0, True, DERIVATIVE_BOUND, subnormal,
                              False, v, unit, doubt)
+        return doubt
+    if function == GELU_TANH:  # one formula, in a loop for each side of its two edges
+        cuts = [0, *np.searchsorted(x, [TANH_NORMAL_ABOVE, TANH_LIMITED_FROM]).tolist(), len(x)]
+        for (a, b), subnormal, limited in zip(zip(cuts, cuts[1:]), (True, False, False),
+                                              (False, False, True)):
+            if b > a:
+                kernels().tanh_block(x[a:b], RELATIVE_BOUND, subnormal, limited, v[a:b],
+                                     unit[a:b], doubt[a:b])
         return doubt
     first, last = _piece(float(x[0])), _piece(float(x[-1]))
     bounds = [0, len(x)]
@@ -787,6 +801,9 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
     if function in (PHI, GELU) and (-TINY < lo and hi <= TINY or _outer(function, lo, hi)):
         return True  # as _fill computes them
     middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= _right(function)
+    if function == GELU_TANH:
+        edges = (TANH_NORMAL_ABOVE, TANH_LIMITED_FROM)
+        return middle and all((lo < edge) == (hi < edge) for edge in edges)
     return middle and (function == PHI_GRAD or _piece(lo) == _piece(hi))
 
 

@@ -47,6 +47,8 @@ def _as_int(typingctx, src):
     return types.int64(types.float64), codegen
 
 
+TANH_SCALE = 2 * math.sqrt(2 / math.pi)  # 2u = TANH_SCALE·(x + TANH_CUBIC·x³)
+TANH_CUBIC = 0.044715
 INV_LN2 = 1 / math.log(2)
 LN2_HI = float.fromhex("0x1.62e42fefap-1")  # 37 bits: n·LN2_HI exact for |n| < 2^16 (<= 289)
 with mpmath.workdps(40):  # ln 2's bits beyond float64's too: n·LN2_LO reaches 2^-44 of r
@@ -171,12 +173,18 @@ def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _density(xi):
-    """φ(x) = exp(-x²/2)/√(2π): x² exact for float32 x; exp by Cody-Waite reduction and
-    Taylor's degree 13 (phi_block)."""
-    t = -0.5 * xi * xi
+    """φ(x) = exp(-x²/2)/√(2π): x² exact for float32 x (phi_block)."""
+    return _exp(-0.5 * xi * xi) * PHI0
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _exp(t):
+    """e^t for -745 < t <= 0 with a normal result: Cody-Waite reduction (n = round(t/ln 2),
+    r = t - n·ln 2 in two parts) and Taylor's degree 13 on |r| <= ln2/2, 2^n added on the
+    encoding (phi_block)."""
     n = (t * INV_LN2 + SHIFTER) - SHIFTER
     r = (t - n * LN2_HI) - n * LN2_LO
-    return _as_float(_as_int(_estrin14(EXP_TAYLOR, r)) + (np.int64(n) << 52)) * PHI0
+    return _as_float(_as_int(_estrin14(EXP_TAYLOR, r)) + (np.int64(n) << 52))
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
@@ -232,6 +240,53 @@ def grad_block(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
         raise ValueError("no value above 1 is subnormal")
     loop = _grad_subnormal if subnormal else _grad_above_one if above_one else _grad_normal
     loop(x, c, centre, pdf, bound, v, unit, doubt)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _tanh_loop(x, bound, subnormal, limited, v, unit, doubt):
+    """The tanh form x·σ(2u), u = √(2/π)(x + 0.044715x³), as fastref's NumPy formula computes
+    it - x/(1 + e^(-2u)), or x·e^(2u)/(1 + e^(2u)) for x < 0 - with phi_block's exponential,
+    into v, unit and doubt (bound: fastref.RELATIVE_BOUND, 2u's rounding times |2u| up to 143
+    dominates). ``subnormal``: x below -9.5, where a value may be subnormal; ``limited``: x
+    from 6 on, where the exact value comes within the bound of x, which it approaches from
+    below (phi_direct's ``limited``)."""
+    slack = np.int64(bound * 2.0**53)
+    subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        t = TANH_SCALE * (xi + TANH_CUBIC * (xi * xi) * xi)  # 2u
+        e = _exp(-abs(t))
+        value = xi / (1.0 + e) if xi >= 0 else xi * e / (1.0 + e)
+        if limited:
+            limit = _as_int(xi)
+            value, unit[i], in_doubt = _judge(min(value, _as_float(limit - 1)), False, slack,
+                                              subnormal_slack, False)
+            v[i], doubt[i] = value, in_doubt & (limit - _as_int(value) > slack + 1)
+        else:
+            v[i], unit[i], doubt[i] = _judge(value, False, slack, subnormal_slack, subnormal)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _tanh_normal(x, bound, v, unit, doubt):
+    _tanh_loop(x, bound, False, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _tanh_subnormal(x, bound, v, unit, doubt):
+    _tanh_loop(x, bound, True, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _tanh_limited(x, bound, v, unit, doubt):
+    _tanh_loop(x, bound, False, True, v, unit, doubt)
+
+
+def tanh_block(x, bound, subnormal, limited, v, unit, doubt):
+    """_tanh_loop, the loop compiled for ``subnormal``'s and ``limited``'s values."""
+    if subnormal and limited:
+        raise ValueError("no value near x is subnormal")
+    loop = _tanh_subnormal if subnormal else _tanh_limited if limited else _tanh_normal
+    loop(x, bound, v, unit, doubt)
 
 
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
