@@ -55,7 +55,14 @@ def _float64(function, x):
             "gelu_tanh": lambda: x / (1 + np.exp(-2 * np.sqrt(2 / np.pi)
                                                  * (x + 0.044715 * x**3))),
             "phi_grad": lambda: density, "gelu_grad": lambda: special.ndtr(x) + x * density,
-            }[function]()
+            "gelu_tanh_grad": lambda: _tanh_grad(x)}[function]()
+
+
+def _tanh_grad(x):
+    """The tanh form's derivative, (1 + T)/2 + x(1 - T²)u′/2, by NumPy's tanh."""
+    k, a = np.sqrt(2 / np.pi), 0.044715
+    t = np.tanh(k * (x + a * x**3))
+    return (1 + t) / 2 + x * (1 - t * t) * k * (1 + 3 * a * x * x) / 2
 
 
 def _rounded(x, function):
@@ -114,6 +121,18 @@ def off_gelu_tanh(x):
 
 def broken_gelu_tanh(x):
     return _broken(x, "gelu_tanh")
+
+
+def rounded_gelu_tanh_grad(x):
+    return _rounded(x, "gelu_tanh_grad")
+
+
+def off_gelu_tanh_grad(x):
+    return _off(x, "gelu_tanh_grad")
+
+
+def broken_gelu_tanh_grad(x):
+    return _broken(x, "gelu_tanh_grad")
 
 
 def rounded_phi_grad(x):

@@ -169,7 +169,9 @@ def test_a_damaged_table_is_refused_with_its_name(tmp_path, damage, table):
                                              ("gelu_grad", 0xBF000000),
                                              ("phi_grad", 0x40800000),
                                              ("gelu_tanh", 0x3F900000),
-                                             ("gelu_tanh", 0xC0900000)])
+                                             ("gelu_tanh", 0xC0900000),
+                                             ("gelu_tanh_grad", 0x3F000000),
+                                             ("gelu_tanh_grad", 0xBF000000)])
 def test_the_close_calls_it_leaves_are_resolved_to_mpmaths_rounding(function, start):
     """The inputs the compiled value leaves in doubt (near a float32 or a midpoint: about
     2^51 times the bound in 2^24 encodings, 32 for 2^-46, 2048 for the tanh form's 2^-40) are
@@ -205,9 +207,15 @@ DERIVATIVE_BLOCKS = [0xBF407569 - 30000, 0xBF800000 - 30000, 0xBF000000 - 30000,
 # be subnormal below) and 6 (kept below x from there), the far left (-12), saturation
 TANH_BLOCKS = [0x3F800000, 0xBF800000, 0xC1180000 - 30000, 0xC1180000, 0x40C00000 - 30000,
                0x40C00000, 0xC1400000 - 30000, 0x41100000 - 30000, 0xC1300000]
+# for the tanh form's derivative: about its x* (-0.75246) and its window's edges, 1.5, -9.5,
+# subnormal values (-10.5), its flat right (9) and far left (-12), near 0
+TANH_GRAD_BLOCKS = [0xBF40A000 - 30000, 0xBF80A000 - 30000, 0xBF00A000 - 30000,
+                    0x3FC00000 - 30000, 0xC1180000 - 30000, 0xC1280000, 0x41100000 - 30000,
+                    0xC1400000 - 30000, 0x3F800000]
 SAME_FIGURES = ([(f, start) for f in ("phi", "gelu") for start in BLOCKS]
                 + [(f, start) for f in ("phi_grad", "gelu_grad") for start in DERIVATIVE_BLOCKS]
-                + [("gelu_tanh", start) for start in TANH_BLOCKS])
+                + [("gelu_tanh", start) for start in TANH_BLOCKS]
+                + [("gelu_tanh_grad", start) for start in TANH_GRAD_BLOCKS])
 
 
 @pytest.mark.parametrize("function, start", SAME_FIGURES)

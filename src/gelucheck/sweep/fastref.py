@@ -487,7 +487,7 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)  # the side of 1/2: x's sign
         unit[flat] = 2.0**-23  # just above 1: the binade [1, 2)
     middle = [slice(a, b), slice(c, d)]
-    if function in (GELU_GRAD, PHI_GRAD) and kernels():
+    if function in COMPILED and kernels():
         return np.concatenate([np.flatnonzero(_compiled_middle(function, x64[s], v[s], unit[s]))
                                + s.start for s in middle])
     if function.family == DERIVATIVE:  # the window about x* is a part of its own
@@ -652,7 +652,7 @@ def warm_kernels() -> float | None:
               -20 * x32[::-1], -20 * x32[::-1].astype(np.float64),
               *(x32 * edge / 2 for edge, _ in kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
-        for function in (GELU, GELU_TANH, GELU_GRAD, PHI_GRAD):
+        for function in (GELU, GELU_TANH, GELU_GRAD, PHI_GRAD, GELU_TANH_GRAD):
             _compiled_middle(function, x, v, unit)
     kernels().score(x32, v, unit)
     kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
@@ -671,8 +671,9 @@ def relative_bound(function: str | Function) -> float:
     derivatives in NumPy; to the value, which is no larger, where compiled): tighter where
     the compiled loops compute it."""
     function = get_function(function)
-    if kernels() is None or function not in COMPILED or function == GELU_TANH:
-        return RELATIVE_BOUND  # (the tanh form's loop computes NumPy's formula)
+    if kernels() is None or function not in COMPILED or function in (GELU_TANH,
+                                                                      GELU_TANH_GRAD):
+        return RELATIVE_BOUND  # (the tanh form's loops compute NumPy's formulas)
     return COMPILED_BOUND if function in (PHI, GELU) else DERIVATIVE_BOUND
 
 
@@ -686,8 +687,8 @@ NORMAL_ABOVE = -12.0
 # (kernels.phi_direct's ``limited``)
 LIMITED_FROM = 7.5
 
-# What the compiled loops compute (the tanh form's derivative: NumPy)
-COMPILED = (PHI, GELU, GELU_TANH, GELU_GRAD, PHI_GRAD)
+# What the compiled loops compute: every function
+COMPILED = (PHI, GELU, GELU_TANH, GELU_GRAD, PHI_GRAD, GELU_TANH_GRAD)
 # The tanh form's loops (kernels.tanh_block): values may be subnormal below -9.5 (the tanh
 # form there is -6.7e-33, normal), and come within RELATIVE_BOUND of x from 6 on (1 - σ(2u)
 # there is 1.4e-11, 2^-36 - farther below)
@@ -727,6 +728,19 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         subnormal = max(abs(float(x[0])), abs(float(x[-1]))) > -NORMAL_ABOVE
         kernels().grad_block(x, phi_table.R.rows()[0], 0.0, True, DERIVATIVE_BOUND, subnormal,
                              False, v, unit, doubt)
+        return doubt
+    if function == GELU_TANH_GRAD:  # one formula, x*'s series in its window
+        cuts = [0, *np.searchsorted(x, _tanh_grad_edges(), "right").tolist(), len(x)]
+        high, low, _ = _series(GELU_TANH_GRAD)
+        for piece, (a, b) in enumerate(zip(cuts, cuts[1:])):
+            if b <= a:
+                continue
+            if piece == 2:
+                kernels().star_block(x[a:b], high, low, _star_coefficients(GELU_TANH_GRAD),
+                                     RELATIVE_BOUND, v[a:b], unit[a:b], doubt[a:b])
+            else:
+                kernels().tanh_grad_block(x[a:b], RELATIVE_BOUND, piece == 0, piece == 4,
+                                          v[a:b], unit[a:b], doubt[a:b])
         return doubt
     if function == GELU_TANH:  # one formula, in a loop for each side of its two edges
         cuts = [0, *np.searchsorted(x, [TANH_NORMAL_ABOVE, TANH_LIMITED_FROM]).tolist(), len(x)]
@@ -778,8 +792,8 @@ def _gelu_grad_piece(k: int, x: np.ndarray, v: np.ndarray, unit: np.ndarray,
                                                                unit, doubt)
     elif x[0] < 0 and k in STAR_INTERVALS:
         high, low, _ = _series(GELU_GRAD)
-        kernels().star_block(x, high, low, _star_coefficients(), DERIVATIVE_BOUND, v, unit,
-                             doubt)
+        kernels().star_block(x, high, low, _star_coefficients(GELU_GRAD), DERIVATIVE_BOUND, v,
+                             unit, doubt)
     else:
         subnormal = min(float(x[0]), float(x[-1])) < NORMAL_ABOVE
         above_one = bool(x[0] >= 1.5)  # GELU′ > 1 from -x* on: its side of 1 is known
@@ -788,9 +802,18 @@ def _gelu_grad_piece(k: int, x: np.ndarray, v: np.ndarray, unit: np.ndarray,
 
 
 @cache
-def _star_coefficients() -> np.ndarray:
-    """GELU′'s Taylor coefficients about x*, highest first, for kernels.star_block."""
-    return np.ascontiguousarray(_series(GELU_GRAD)[2][::-1])
+def _star_coefficients(function: Function) -> np.ndarray:
+    """The derivative's Taylor coefficients about x*, highest first, for kernels.star_block."""
+    return np.ascontiguousarray(_series(function)[2][::-1])
+
+
+@cache
+def _tanh_grad_edges() -> tuple[float, ...]:
+    """Where the tanh form's derivative's loops change (x above each: kernels.tanh_grad_block
+    with subnormal values up to -9.5, x*'s window as _fill_smooth's, its side of 1 known from
+    1.5)."""
+    centre = _series(GELU_TANH_GRAD)[0]
+    return (TANH_NORMAL_ABOVE, centre - SERIES_WINDOW, centre + SERIES_WINDOW, 1.5)
 
 
 def one_compiled_run(function: Function, a: float, b: float) -> bool:
@@ -804,6 +827,8 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
     if function == GELU_TANH:
         edges = (TANH_NORMAL_ABOVE, TANH_LIMITED_FROM)
         return middle and all((lo < edge) == (hi < edge) for edge in edges)
+    if function == GELU_TANH_GRAD:
+        return middle and all((lo > edge) == (hi > edge) for edge in _tanh_grad_edges())
     return middle and (function == PHI_GRAD or _piece(lo) == _piece(hi))
 
 

@@ -49,6 +49,7 @@ def _as_int(typingctx, src):
 
 TANH_SCALE = 2 * math.sqrt(2 / math.pi)  # 2u = TANH_SCALE·(x + TANH_CUBIC·x³)
 TANH_CUBIC = 0.044715
+TANH_K = math.sqrt(2 / math.pi)
 INV_LN2 = 1 / math.log(2)
 LN2_HI = float.fromhex("0x1.62e42fefap-1")  # 37 bits: n·LN2_HI exact for |n| < 2^16 (<= 289)
 with mpmath.workdps(40):  # ln 2's bits beyond float64's too: n·LN2_LO reaches 2^-44 of r
@@ -286,6 +287,59 @@ def tanh_block(x, bound, subnormal, limited, v, unit, doubt):
     if subnormal and limited:
         raise ValueError("no value near x is subnormal")
     loop = _tanh_subnormal if subnormal else _tanh_limited if limited else _tanh_normal
+    loop(x, bound, v, unit, doubt)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _tanh_grad_loop(x, bound, subnormal, above_one, v, unit, doubt):
+    """The tanh form's derivative as fastref._gelu_tanh_grad computes it, with e = e^(-2|u|):
+    σ(2u) + x·2e/(1 + e)²·√(2/π)(1 + 3·0.044715x²), bounded like it relative to the size of
+    its terms, |first| + |second|: the slack is that bound in v's last places, per input
+    (outside x*'s window, where star_block serves, the terms cancel by at most a few times).
+    ``subnormal``: x below -9.5; ``above_one``: x above 1.5, where the value exceeds 1
+    (grad_block's)."""
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        t = TANH_SCALE * (xi + TANH_CUBIC * (xi * xi) * xi)  # 2u
+        e = _exp(-abs(t))
+        first = 1.0 / (1.0 + e) if t >= 0 else e / (1.0 + e)
+        second = xi * 2.0 * e / ((1.0 + e) * (1.0 + e)) * TANH_K * (
+            1.0 + 3.0 * TANH_CUBIC * xi * xi)
+        value = first + second
+        size_bound = bound * (first + abs(second))
+        field = (_as_int(value) >> 52) & 0x7FF  # v's binade: its last place 2^(field - 1075)
+        slack = np.int64(size_bound * _as_float((2098 - field) << 52))
+        if above_one:
+            value = max(value, ONE_UP)
+            bits = _as_int(value)
+            v[i], unit[i] = value, ABOVE_ONE_UNIT
+            doubt[i] = _near_half_step(bits, slack) & (bits - ONE_BITS > slack)
+        else:
+            v[i], unit[i], doubt[i] = _judge(value, False, slack, 0.5 * QUANTUM - size_bound,
+                                             subnormal)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _tanh_grad_normal(x, bound, v, unit, doubt):
+    _tanh_grad_loop(x, bound, False, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _tanh_grad_subnormal(x, bound, v, unit, doubt):
+    _tanh_grad_loop(x, bound, True, False, v, unit, doubt)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
+def _tanh_grad_above_one(x, bound, v, unit, doubt):
+    _tanh_grad_loop(x, bound, False, True, v, unit, doubt)
+
+
+def tanh_grad_block(x, bound, subnormal, above_one, v, unit, doubt):
+    """_tanh_grad_loop, the loop compiled for ``subnormal``'s and ``above_one``'s values."""
+    if subnormal and above_one:
+        raise ValueError("no value above 1 is subnormal")
+    loop = (_tanh_grad_subnormal if subnormal else _tanh_grad_above_one if above_one
+            else _tanh_grad_normal)
     loop(x, bound, v, unit, doubt)
 
 
