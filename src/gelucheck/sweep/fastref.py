@@ -638,12 +638,18 @@ def kernels():
     return compiled
 
 
-def warm_kernels() -> float | None:
+def warm_kernels(functions=None) -> float | None:
     """Compile the loops (or load them from numba's disk cache) and the coefficient table
-    before any block is timed; the seconds it took, or None without numba."""
+    before any block is timed; the seconds it took, or None without numba. ``functions``:
+    those whose loops to make ready, besides those every sweep runs (all where None): each
+    function's take 2-5 s to compile the first time after install, all of them 19 s, and
+    0.2 s to load."""
     if kernels() is None:
         return None
     begun = time.perf_counter()
+    wanted = COMPILED if functions is None else [get_function(f) for f in functions]
+    wanted = {GELU if f == PHI else f for f in wanted}  # Φ's loops are GELU's (a flag)
+    middles = [f for f in COMPILED if f in wanted]
     x32 = np.array([0.5, 0.75], dtype=np.float32)
     # float32 as a block passes it, float64 as the generic path does, Φ's own fit (x > 0)
     # and R's (x = -6, -9), the series' range, and GELU′'s window about x*
@@ -652,13 +658,14 @@ def warm_kernels() -> float | None:
               -20 * x32[::-1], -20 * x32[::-1].astype(np.float64),
               *(x32 * edge / 2 for edge, _ in kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
-        for function in (GELU, GELU_TANH, GELU_GRAD, PHI_GRAD, GELU_TANH_GRAD):
+        for function in middles:
             _compiled_middle(function, x, v, unit)
     kernels().score(x32, v, unit)
     kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
-    kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
-    kernels().outer_block(x32 * 40, -0.0, True, v, unit)
+    if GELU in middles:  # the closed forms' parts of Φ and GELU only
+        kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
+        kernels().outer_block(x32 * 40, -0.0, True, v, unit)
     bits = np.empty(2, dtype=np.uint32)
     kernels().encodings(bits, np.uint32(1))
     kernels().consecutive(bits, np.uint32(1))

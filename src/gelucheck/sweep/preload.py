@@ -1,6 +1,7 @@
 """What the sweep's fork server imports before it forks any worker (runner._workers): torch,
 where installed - most sweeps are of it, and each worker importing it anew took 1 s, three
-processes at once on two cores - and the compiled loops, loaded from numba's disk cache.
+processes at once on two cores - and the compiled loops every sweep runs, loaded from numba's
+disk cache (each worker loads its function's own).
 Importing torch starts no thread, so the workers forked after it are sound; JAX, TensorFlow
 and ONNX Runtime may start threads, and each worker imports those itself after the fork."""
 import contextlib
@@ -10,5 +11,5 @@ from .fastref import warm_kernels, warm_proofs
 with contextlib.suppress(ImportError):
     import torch  # noqa: F401
 
-warm_kernels()
+warm_kernels([])  # (the sweep's process compiles a function's own meanwhile, the first time)
 warm_proofs()

@@ -135,7 +135,8 @@ def _init_worker(specs: list[dict], function: str, env: dict | None = None) -> i
         os.environ.clear()
         os.environ.update(env)
     threads = _tune_process()
-    warm_kernels()  # loaded from the disk cache the parent filled, before any block is timed
+    warm_kernels([function])  # loaded from the disk cache the parent filled, before any
+    # block is timed
     warm_proofs()
     _WORKER["impls"] = [i for s in specs for i in resolve(s)]
     _WORKER["function"] = get_function(function)
@@ -218,12 +219,12 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     workers = workers if len(todo) > 1 else 1  # a single task runs here: no workers for it
     if workers > 1:
         _fork_server()  # importing while this process resolves and loads the loops
-    # an unknown or unavailable implementation refused before the loops compile (10 s the
+    # an unknown or unavailable implementation refused before the loops compile (7-9 s the
     # first time after install)
     impls = [i for s in specs for i in resolve(s)]
     if not impls:
         raise SweepError(f"no implementation of {function} to sweep in {specs}")
-    compile_s = warm_kernels()  # compiled once, here, before spawned workers load them
+    compile_s = warm_kernels([function])  # compiled once, here, before the workers load them
     with _workers(workers, specs, function) as pool:
         store = Checkpoint(checkpoint, _meta(function, impls, span))
         saved = {t: store.done(t) for t in todo}
