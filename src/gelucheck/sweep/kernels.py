@@ -16,7 +16,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..formats import FLOAT32
-from .fastref import DROPPED, FRACTION_MASK, ONE_DOWN, ONE_UP, PHI0, TAIL_FLOOR
+from .fastref import CUBIC, DROPPED, FRACTION_MASK, ONE_DOWN, ONE_UP, PHI0, TAIL_FLOOR, K
 from .phi_table import PHI, R
 
 TERMS = R.terms
@@ -47,9 +47,7 @@ def _as_int(typingctx, src):
     return types.int64(types.float64), codegen
 
 
-TANH_SCALE = 2 * math.sqrt(2 / math.pi)  # 2u = TANH_SCALE·(x + TANH_CUBIC·x³)
-TANH_CUBIC = 0.044715
-TANH_K = math.sqrt(2 / math.pi)
+TANH_SCALE = 2 * K  # 2u = TANH_SCALE·(x + CUBIC·x³), fastref's K = √(2/π) and CUBIC
 INV_LN2 = 1 / math.log(2)
 LN2_HI = float.fromhex("0x1.62e42fefap-1")  # 37 bits: n·LN2_HI exact for |n| < 2^16 (<= 289)
 with mpmath.workdps(40):  # ln 2's bits beyond float64's too: n·LN2_LO reaches 2^-44 of r
@@ -255,7 +253,7 @@ def _tanh_loop(x, bound, subnormal, limited, v, unit, doubt):
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
-        t = TANH_SCALE * (xi + TANH_CUBIC * (xi * xi) * xi)  # 2u
+        t = TANH_SCALE * (xi + CUBIC * (xi * xi) * xi)  # 2u
         e = _exp(-abs(t))
         value = xi / (1.0 + e) if xi >= 0 else xi * e / (1.0 + e)
         if limited:
@@ -300,11 +298,10 @@ def _tanh_grad_loop(x, bound, subnormal, above_one, v, unit, doubt):
     (grad_block's)."""
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
-        t = TANH_SCALE * (xi + TANH_CUBIC * (xi * xi) * xi)  # 2u
+        t = TANH_SCALE * (xi + CUBIC * (xi * xi) * xi)  # 2u
         e = _exp(-abs(t))
         first = 1.0 / (1.0 + e) if t >= 0 else e / (1.0 + e)
-        second = xi * 2.0 * e / ((1.0 + e) * (1.0 + e)) * TANH_K * (
-            1.0 + 3.0 * TANH_CUBIC * xi * xi)
+        second = xi * 2.0 * e / ((1.0 + e) * (1.0 + e)) * K * (1.0 + 3.0 * CUBIC * xi * xi)
         value = first + second
         size_bound = bound * (first + abs(second))
         field = (_as_int(value) >> 52) & 0x7FF  # v's binade: its last place 2^(field - 1075)
