@@ -122,6 +122,33 @@ def _near_half_step(bits, slack):
     return ((bits + slack) & (HALF - 1)) <= 2 * slack
 
 
+@njit(inline="always", error_model="numpy")
+def _judge_below(value, limit, phi_right, slack, subnormal_slack):
+    """_judge for a value whose exact value lies below the float32 of encoding ``limit``
+    however close it comes (Φ's 1, GELU's x): v kept below it - at most the float64 next to
+    it - and not in doubt within slack of it, its side known (fastref.ONE_DOWN's comment)."""
+    value, unit, in_doubt = _judge(min(value, _as_float(limit - 1)), phi_right, slack,
+                                   subnormal_slack, False)
+    return value, unit, in_doubt & (limit - _as_int(value) > slack + 1)
+
+
+@njit(inline="always", error_model="numpy")
+def _judge_above_one(value, slack):
+    """_judge for a value whose exact value lies in (1, 2) (GELU′ of both forms from 1.5 on):
+    (1, 2)'s ulp, v kept above 1, not in doubt near it nor at a power of two."""
+    value = max(value, ONE_UP)
+    bits = _as_int(value)
+    return value, ABOVE_ONE_UNIT, _near_half_step(bits, slack) & (bits - ONE_BITS > slack)
+
+
+@njit(inline="always", fastmath={"contract"}, error_model="numpy")
+def _tanh_exp(xi):
+    """(2u, e^(-2|u|)) of the tanh form at x, u = √(2/π)(x + 0.044715x³), as fastref's
+    NumPy formulas compute them."""
+    t = TANH_SCALE * (xi + CUBIC * (xi * xi) * xi)
+    return t, _exp(-abs(t))
+
+
 # contract: a*b + c as one fused multiply-add (the bound is measured with it)
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
 def _phi_loop(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
@@ -208,11 +235,8 @@ def _grad_loop(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
         xi = np.float64(x[i])
         density = _density(xi)
         value = density if pdf else _cdf(xi, density, c, centre) + xi * density
-        if above_one:  # (1, 2)'s ulp; v kept above 1, not in doubt near it nor at a power
-            value = max(value, ONE_UP)
-            bits = _as_int(value)
-            v[i], unit[i] = value, ABOVE_ONE_UNIT
-            doubt[i] = _near_half_step(bits, slack) & (bits - ONE_BITS > slack)
+        if above_one:
+            v[i], unit[i], doubt[i] = _judge_above_one(value, slack)
         else:
             v[i], unit[i], doubt[i] = _judge(value, False, slack, subnormal_slack, subnormal)
 
@@ -253,14 +277,11 @@ def _tanh_loop(x, bound, subnormal, limited, v, unit, doubt):
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
-        t = TANH_SCALE * (xi + CUBIC * (xi * xi) * xi)  # 2u
-        e = _exp(-abs(t))
+        e = _tanh_exp(xi)[1]
         value = xi / (1.0 + e) if xi >= 0 else xi * e / (1.0 + e)
         if limited:
-            limit = _as_int(xi)
-            value, unit[i], in_doubt = _judge(min(value, _as_float(limit - 1)), False, slack,
-                                              subnormal_slack, False)
-            v[i], doubt[i] = value, in_doubt & (limit - _as_int(value) > slack + 1)
+            v[i], unit[i], doubt[i] = _judge_below(value, _as_int(xi), False, slack,
+                                                   subnormal_slack)
         else:
             v[i], unit[i], doubt[i] = _judge(value, False, slack, subnormal_slack, subnormal)
 
@@ -298,8 +319,7 @@ def _tanh_grad_loop(x, bound, subnormal, above_one, v, unit, doubt):
     (grad_block's)."""
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
-        t = TANH_SCALE * (xi + CUBIC * (xi * xi) * xi)  # 2u
-        e = _exp(-abs(t))
+        t, e = _tanh_exp(xi)
         first = 1.0 / (1.0 + e) if t >= 0 else e / (1.0 + e)
         second = xi * 2.0 * e / ((1.0 + e) * (1.0 + e)) * K * (1.0 + 3.0 * CUBIC * xi * xi)
         value = first + second
@@ -307,10 +327,7 @@ def _tanh_grad_loop(x, bound, subnormal, above_one, v, unit, doubt):
         field = (_as_int(value) >> 52) & 0x7FF  # v's binade: its last place 2^(field - 1075)
         slack = np.int64(size_bound * _as_float((2098 - field) << 52))
         if above_one:
-            value = max(value, ONE_UP)
-            bits = _as_int(value)
-            v[i], unit[i] = value, ABOVE_ONE_UNIT
-            doubt[i] = _near_half_step(bits, slack) & (bits - ONE_BITS > slack)
+            v[i], unit[i], doubt[i] = _judge_above_one(value, slack)
         else:
             v[i], unit[i], doubt[i] = _judge(value, False, slack, 0.5 * QUANTUM - size_bound,
                                              subnormal)
@@ -375,10 +392,8 @@ def _phi_direct(x, c, centre, gelu, bound, limited, v, unit, doubt):
         if gelu:
             value = xi * value
         if limited:
-            limit = _as_int(xi) if gelu else ONE_BITS
-            value, unit[i], in_doubt = _judge(min(value, _as_float(limit - 1)), not gelu,
-                                              slack, subnormal_slack, False)
-            v[i], doubt[i] = value, in_doubt & (limit - _as_int(value) > slack + 1)
+            v[i], unit[i], doubt[i] = _judge_below(value, _as_int(xi) if gelu else ONE_BITS,
+                                                   not gelu, slack, subnormal_slack)
         else:
             v[i], unit[i], doubt[i] = _judge(value, not gelu and xi > 0, slack,
                                              subnormal_slack, False)
