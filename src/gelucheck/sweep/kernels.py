@@ -192,6 +192,14 @@ def _phi_subnormal(x, c, centre, gelu, bound, v, unit, doubt):
     _phi_loop(x, c, centre, gelu, bound, True, v, unit, doubt)
 
 
+def _loop_for(subnormal, near_float, normal, subnormal_loop, near_float_loop):
+    """The loop compiled for a loop's two flags: ``subnormal`` (values may be subnormal) and
+    ``near_float`` (the exact value approaches 1 or x, a normal float32) - never both."""
+    if subnormal and near_float:
+        raise ValueError("no value that approaches 1 or x is subnormal")
+    return subnormal_loop if subnormal else near_float_loop if near_float else normal
+
+
 def phi_block(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
     """_phi_loop, the loop compiled for ``subnormal``'s value."""
     (_phi_subnormal if subnormal else _phi_normal)(x, c, centre, gelu, bound, v, unit, doubt)
@@ -259,9 +267,7 @@ def _grad_above_one(x, c, centre, pdf, bound, v, unit, doubt):
 def grad_block(x, c, centre, pdf, bound, subnormal, above_one, v, unit, doubt):
     """_grad_loop, the loop compiled for ``subnormal``'s and ``above_one``'s values (not
     both: GELU′ > 1 is a normal number)."""
-    if subnormal and above_one:
-        raise ValueError("no value above 1 is subnormal")
-    loop = _grad_subnormal if subnormal else _grad_above_one if above_one else _grad_normal
+    loop = _loop_for(subnormal, above_one, _grad_normal, _grad_subnormal, _grad_above_one)
     loop(x, c, centre, pdf, bound, v, unit, doubt)
 
 
@@ -303,10 +309,8 @@ def _tanh_limited(x, bound, v, unit, doubt):
 
 def tanh_block(x, bound, subnormal, limited, v, unit, doubt):
     """_tanh_loop, the loop compiled for ``subnormal``'s and ``limited``'s values."""
-    if subnormal and limited:
-        raise ValueError("no value near x is subnormal")
-    loop = _tanh_subnormal if subnormal else _tanh_limited if limited else _tanh_normal
-    loop(x, bound, v, unit, doubt)
+    _loop_for(subnormal, limited, _tanh_normal, _tanh_subnormal, _tanh_limited)(
+        x, bound, v, unit, doubt)
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
@@ -350,11 +354,8 @@ def _tanh_grad_above_one(x, bound, v, unit, doubt):
 
 def tanh_grad_block(x, bound, subnormal, above_one, v, unit, doubt):
     """_tanh_grad_loop, the loop compiled for ``subnormal``'s and ``above_one``'s values."""
-    if subnormal and above_one:
-        raise ValueError("no value above 1 is subnormal")
-    loop = (_tanh_grad_subnormal if subnormal else _tanh_grad_above_one if above_one
-            else _tanh_grad_normal)
-    loop(x, bound, v, unit, doubt)
+    _loop_for(subnormal, above_one, _tanh_grad_normal, _tanh_grad_subnormal,
+              _tanh_grad_above_one)(x, bound, v, unit, doubt)
 
 
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
