@@ -396,8 +396,13 @@ def test_bit_space_scoring_equals_measuring_every_input(start):
     few[at[20:25]] = np.nan
     few[at[25:30]] = -few[at[25:30]]
     many = np.where(rng.random(len(x)) < 0.3, np.float32(0), rounded)  # dense fallback
+    # wrong in the first outputs alone, which decide the path before the whole block is
+    # rounded (dense there, few over the block), or wrong only after them (many)
+    first = rounded.copy()
+    first[:chunk.SAMPLE // 4] = 0
+    after = np.where(np.arange(len(x)) >= chunk.SAMPLE, np.float32(0), rounded)
     # in either order: the rounded results are scored only once an output needs them
-    for order in ((rounded, few, many), (many, few, rounded)):
+    for order in ((rounded, few, many, first, after), (first, after, many, few, rounded)):
         shared = chunk.Rounded(v, unit, int(bits[0]), regions)
         for y in order:
             _assert_bit_space_scores_as_dense(shared, y, v, unit, bits, regions)
