@@ -4,9 +4,11 @@ in closed form ("known"), the middle that the compiled loops compute ("compiled"
 rest (NumPy's paths: below 2^-124, the edges of the parts, the derivatives' middle) - CPU
 seconds per 2^24 inputs of each kind and what each adds per 2^24 of all inputs.
 
-    scripts/sweep-time-by-part.py torch:F.gelu gelu [EVERY]
+    scripts/sweep-time-by-part.py torch:F.gelu gelu [EVERY] [--tasks]
 
 EVERY: sweep one task of 2^24 in EVERY (default 1, all 2^32: about 10 s for torch's GELU).
+--tasks: also each task that is not all closed form, in ns an input: where in the middle the
+time goes.
 
 Then the implementation alone over the same inputs, in the block size that suits it best
 (2^16 to 2^20 tried, inputs written into one reused array, best of two rounds): the sweep's
@@ -23,12 +25,13 @@ from gelucheck.functions import get_function
 from gelucheck.sweep import chunk, fastref, runner
 
 
-def main(spec: str, function_name: str, every: int = 1) -> None:
+def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) -> None:
     runner._tune_process()
     function = get_function(function_name)
     impls = runner.resolve({"kind": "builtin", "impl": spec, "function": function.name})
     fastref.warm_kernels()
     parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
+    tasks_parts = defaultdict(lambda: np.zeros(5))  # the same by task, outside closed form
     evaluate_block = chunk._evaluate_block
 
     def timed(impls, function, a, b, *inputs):
@@ -46,6 +49,8 @@ def main(spec: str, function_name: str, every: int = 1) -> None:
         evals = sum(f.get("eval_s", 0.0) for f in figures)
         checks = sum(f.get("check_s", 0.0) for f in figures)
         parts[kind] += [b - a, out["reference_s"], evals, checks, total]
+        if kind != "known":
+            tasks_parts[a >> 24] += [b - a, out["reference_s"], evals, checks, total]
         return out
 
     chunk._evaluate_block = timed
@@ -53,6 +58,14 @@ def main(spec: str, function_name: str, every: int = 1) -> None:
              for a in range(lo, hi, 1 << 24) if (a >> 24) % every == 0]
     for a, b in tasks:
         chunk.evaluate(impls, function, a, b)
+    if per_task:
+        for task, (n, ref, ev, check, total) in sorted(tasks_parts.items()):
+            lo, hi = FLOAT32.from_bits(np.array([task << 24, (task << 24) + (1 << 24) - 1],
+                                                dtype=np.uint32))
+            ns = 1e9 / n
+            print(f"task {lo:11.4g} .. {hi:11.4g} ({n / (1 << 24):4.0%} not closed form), ns an "
+                  f"input: reference {ref * ns:.3f}, implementation {ev * ns:.3f}, comparison "
+                  f"{check * ns:.3f}, all {total * ns:.3f}")
     whole = sum(parts.values())
     per_all = (1 << 24) / whole[0]
     for kind, (n, ref, ev, check, total) in sorted(parts.items()):
@@ -93,4 +106,5 @@ def alone(impls, tasks) -> tuple[int, tuple[float, float]]:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 1)
+    args = [a for a in sys.argv[1:] if a != "--tasks"]
+    main(args[0], args[1], int(args[2]) if len(args) > 2 else 1, "--tasks" in sys.argv)
