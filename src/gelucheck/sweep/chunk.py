@@ -83,11 +83,12 @@ BLOCK = 1 << 17  # inner block: NumPy's temporaries stay in cache and in malloc'
 # 2^19 no faster, 2^20 slower: the arrays leave the cache)
 COMPILED_BLOCK = 1 << 18
 # A run scored in closed form (fastref.Known) needs no float64 array: it goes in spans of this
-# many, aligned (so within a binade), to save the per-block overhead (~30 us a block here);
-# measured in one process, alternating: 2^20 takes 8% less than 2^19 over every 4th task of
-# torch's GELU (0.0103 against 0.0112 s per 2^24; torch's own calls 7% faster too); a block
-# of 2^21 is slower again (0.48 against 0.40 ns an input)
-KNOWN_SPAN = 1 << 20
+# many, aligned (so within a binade), to save the per-block overhead (~30 us a block here).
+# 2^19: its inputs and outputs, 4 MB a worker, leave the last-level cache to the other
+# workers - with two, `gelucheck sweep` of torch's GELU took less in 28 of 34 alternating
+# pairs of runs against 2^20 (one tie; medians 2-5% less, 2^20's runs the slow outliers);
+# one process alone does better with 2^20 (3%); 2^18, 2^21 slower (docs/design.md, The sweep)
+KNOWN_SPAN = 1 << 19
 _OFFSETS = np.arange(KNOWN_SPAN, dtype=np.uint32)  # a block's encodings: start + these
 
 
