@@ -33,9 +33,20 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
     parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
     tasks_parts = defaultdict(lambda: np.zeros(5))  # the same by task, outside closed form
     task_ends = {}  # task: (first, last) encoding outside closed form
-    evaluate_block = chunk._evaluate_block
+    evaluate_block, known_run = chunk._evaluate_block, chunk._known_run
 
-    def timed(impls, function, a, b, *inputs):
+    def record(kind: str, a: int, b: int, out: dict | None, total: float) -> None:
+        figures = list(out["implementations"].values()) if out else []
+        evals = sum(f.get("eval_s", 0.0) for f in figures)
+        checks = sum(f.get("check_s", 0.0) for f in figures)
+        row = [b - a, out["reference_s"] if out else 0.0, evals, checks, total]
+        parts[kind] += row
+        if kind != "known":
+            tasks_parts[a >> 24] += row
+            first, last = task_ends.get(a >> 24, (a, b - 1))
+            task_ends[a >> 24] = min(first, a), max(last, b - 1)
+
+    def timed_block(impls, function, a, b, *inputs):
         begun = time.perf_counter()
         out = evaluate_block(impls, function, a, b, *inputs)
         total = time.perf_counter() - begun
@@ -46,17 +57,16 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
             kind = "compiled"
         else:
             kind = "other"
-        figures = list(out["implementations"].values())
-        evals = sum(f.get("eval_s", 0.0) for f in figures)
-        checks = sum(f.get("check_s", 0.0) for f in figures)
-        parts[kind] += [b - a, out["reference_s"], evals, checks, total]
-        if kind != "known":
-            tasks_parts[a >> 24] += [b - a, out["reference_s"], evals, checks, total]
-            first, last = task_ends.get(a >> 24, (a, b - 1))
-            task_ends[a >> 24] = min(first, a), max(last, b - 1)
+        record(kind, a, b, out, total)
         return out
 
-    chunk._evaluate_block = timed
+    def timed_run(impls, function, a, b, *rest):  # a run of closed-form spans, up to where
+        begun = time.perf_counter()  # its outputs left the closed form (then blocks)
+        out, end = known_run(impls, function, a, b, *rest)
+        record("known", a, end, out, time.perf_counter() - begun)
+        return out, end
+
+    chunk._evaluate_block, chunk._known_run = timed_block, timed_run
     tasks = [(a, min(a + (1 << 24), hi)) for lo, hi in chunk.finite_ranges()
              for a in range(lo, hi, 1 << 24) if (a >> 24) % every == 0]
     for a, b in tasks:

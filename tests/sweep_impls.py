@@ -5,6 +5,10 @@ from scipy import special
 from gelucheck.formats import narrow
 
 PLANTED = 0x3F812345  # the one encoding where `planted` is wrong
+# where `planted_tiny` is wrong: x near 2^-40, where GELU's results follow in closed form -
+# inside a run of spans, not in its first
+PLANTED_TINY = 0x2B912345
+CALLS = []  # the first encoding of each call of the *_tiny implementations
 
 
 def rounded_once(x):
@@ -170,3 +174,21 @@ def returns_its_input(x):
     """x itself: outputs in the memory of the inputs, which the sweep must not rewrite (as
     the next block's inputs) before it has measured them."""
     return x
+
+
+def planted_tiny(x):
+    """rounded_gelu, one ulp up at PLANTED_TINY; each call's first encoding in CALLS."""
+    CALLS.append(int(x.view(np.uint32)[0]))
+    y = rounded_gelu(x)
+    hit = x.view(np.uint32) == PLANTED_TINY
+    y[hit] = np.nextafter(y[hit], np.float32(np.inf))
+    return y
+
+
+def raises_at_planted_tiny(x):
+    """rounded_gelu, but an error where x holds PLANTED_TINY; each call's first encoding in
+    CALLS."""
+    CALLS.append(int(x.view(np.uint32)[0]))
+    if np.any(x.view(np.uint32) == PLANTED_TINY):
+        raise ValueError("planted error")
+    return rounded_gelu(x)

@@ -696,29 +696,42 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
         assert got == want
 
 
+def _spans(blocks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    """_blocks' blocks, each run of closed-form spans cut into its spans."""
+    return [(a, min(a + chunk.KNOWN_SPAN, b)) for first, b, _ in blocks
+            for a in range(first, b, chunk.KNOWN_SPAN)]
+
+
+def _assert_same_figures(whole: dict, parts: dict) -> None:
+    """Two merged statistics of the same inputs are the same but for their timings, and
+    their sums of errors to float64's rounding (a run's closed form sums at once what spans
+    sum in parts)."""
+    for merged in (whole, parts):
+        for key in ("reference_s", "task_s"):
+            merged.pop(key, None)
+        for stats in merged["implementations"].values():
+            for key in ("eval_s", "check_s", "guard_s"):
+                stats.pop(key, None)
+    for key, want in parts["implementations"].items():
+        got = whole["implementations"].get(key, {})
+        for a, b in [(got, want)] + [(got.get("regions", {}).get(r, {}), r_want)
+                                     for r, r_want in want.get("regions", {}).items()]:
+            if "sum_ulp" in b:
+                assert a.pop("sum_ulp") == pytest.approx(b.pop("sum_ulp"), rel=1e-12)
+    assert whole == parts
+
+
 def test_a_known_span_scores_as_its_blocks_do():
-    """evaluate() takes a run known in closed form as one span of 2^18; the figures are those
-    of its four blocks of 2^16 merged (SciPy's x*ndtr, near 2^-40 and in the far left)."""
+    """evaluate() takes a span known in closed form as one; the figures are those of its
+    blocks of BLOCK merged (SciPy's x*ndtr, near 2^-40 and in the far left)."""
     from gelucheck.functions import get_function
 
     impls, f = find("scipy:x*ndtr", "gelu"), get_function("gelu")
-    timing = ("eval_s", "check_s", "guard_s")
     for start in (0x2B800000, 0xC1B00000):
-        whole = chunk.evaluate(impls, f, start, start + chunk.KNOWN_SPAN)
-        parts = merge_all([chunk._evaluate_block(impls, f, a, a + chunk.BLOCK)
-                           for a in range(start, start + chunk.KNOWN_SPAN, chunk.BLOCK)])
-        for merged in (whole, parts):
-            merged.pop("reference_s")
-            merged.pop("task_s", None)
-            for stats in merged["implementations"].values():
-                for k in timing:
-                    stats.pop(k)
-        (a,), (b,) = whole["implementations"].values(), parts["implementations"].values()
-        assert a.pop("sum_ulp") == pytest.approx(b.pop("sum_ulp"), rel=1e-12)
-        for r in a["regions"]:
-            assert a["regions"][r].pop("sum_ulp") == pytest.approx(
-                b["regions"][r].pop("sum_ulp"), rel=1e-12)
-        assert whole == parts
+        _assert_same_figures(chunk.evaluate(impls, f, start, start + chunk.KNOWN_SPAN),
+                             merge_all([chunk._evaluate_block(impls, f, a, a + chunk.BLOCK)
+                                        for a in range(start, start + chunk.KNOWN_SPAN,
+                                                       chunk.BLOCK)]))
     with pytest.raises(ValueError, match="at most"):
         chunk._evaluate_block(impls, f, 0, chunk.KNOWN_SPAN + 1)
 
@@ -745,20 +758,68 @@ def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, kn
     else:
         start, stop = edge - 2 * chunk.COMPILED_BLOCK, edge + 2 * chunk.KNOWN_SPAN
     blocks = chunk._blocks(f, start, stop)
-    spans = blocks[:2] if known_first else blocks[-2:]
-    assert [b - a for a, b in spans] == [chunk.KNOWN_SPAN] * 2 and len(blocks) > 3
+    run = blocks[0] if known_first else blocks[-1]  # the two spans: one run
+    assert run[1] - run[0] == 2 * chunk.KNOWN_SPAN and run[2] and len(blocks) > 2
     whole = chunk.evaluate(impls, f, start, stop)
-    parts = merge_all([chunk._evaluate_block(impls, f, a, b) for a, b in blocks])
-    for merged in (whole, parts):
-        for key in ("reference_s", "task_s"):
-            merged.pop(key, None)
-        for stats in merged["implementations"].values():
-            for key in ("eval_s", "check_s", "guard_s"):
-                stats.pop(key, None)
-    assert whole == parts
+    _assert_same_figures(whole, merge_all([chunk._evaluate_block(impls, f, a, b)
+                                           for a, b in _spans(blocks)]))
     if "in_place_gelu" in names:
         assert "modified its input in place" in whole["implementations"][
             "user:sweep_impls:in_place_gelu/gelu"]["error"]
+
+
+@pytest.mark.parametrize("function", ["gelu", "phi", "gelu_grad"])
+@pytest.mark.parametrize("start, spans", [(0x2B800000, 4),  # |x| in [2^-40, 2^-39): tiny
+                                          (0xAB800000, 4),  # its negative side
+                                          (0xC1C00000, 3),  # x = -24..: the far left
+                                          (0x41C00000, 3)])  # x = 24..: the saturated right
+def test_a_run_of_known_spans_scores_as_its_spans_do(function, start, spans):
+    """Consecutive spans known in closed form go as one run (_blocks), each implementation
+    called span by span and its figures computed once: they are those of each span evaluated
+    alone and merged - the sums to float64's rounding of a longer sum - with the outputs at
+    the worst input too. Correctly rounded outputs (SciPy's, rounded once), so every span
+    matches the closed form."""
+    from gelucheck.backends import load_user
+    from gelucheck.functions import get_function
+
+    impls = [load_user(f"sweep_impls:rounded_{function}", function)]
+    f, stop = get_function(function), start + spans * chunk.KNOWN_SPAN
+    assert chunk._blocks(f, start, stop) == [(start, stop, True)]
+    _assert_same_figures(chunk.evaluate(impls, f, start, stop),
+                         merge_all([chunk._evaluate_block(impls, f, a, b)
+                                    for a, b in _spans([(start, stop, True)])]))
+
+
+@pytest.mark.parametrize("names", [["planted_tiny"], ["rounded_gelu", "planted_tiny"],
+                                   ["planted_tiny", "rounded_gelu"], ["raises_at_planted_tiny"],
+                                   ["rounded_gelu", "raises_at_planted_tiny", "rounded_gelu_tanh"]])
+def test_a_run_stops_where_outputs_leave_the_closed_form(names, monkeypatch):
+    """A run of closed-form spans stops at the first span where an implementation's outputs
+    are not the closed form's results (one ulp off at one input) or where it raises: the
+    spans before it are scored as a run, that span and the rest span by span - the figures
+    those of each span alone, the error recorded, and each implementation called once a span
+    but for that one span, called twice."""
+    import sweep_impls
+    from gelucheck.backends import load_user
+    from gelucheck.functions import get_function
+
+    calls = []
+    monkeypatch.setattr(sweep_impls, "CALLS", calls)
+    impls = [load_user(f"sweep_impls:{name}", "gelu") for name in names]
+    f, start = get_function("gelu"), 0x2B800000
+    stop = start + 4 * chunk.KNOWN_SPAN
+    assert start < sweep_impls.PLANTED_TINY < stop - chunk.KNOWN_SPAN
+    whole = chunk.evaluate(impls, f, start, stop)
+    counted = calls[:]
+    _assert_same_figures(whole, merge_all([chunk._evaluate_block(impls, f, a, b)
+                                           for a, b in _spans([(start, stop, True)])]))
+    planted = next(k for k in whole["implementations"] if "planted_tiny" in k)
+    if "raises" in planted:
+        assert "planted" in whole["implementations"][planted]["error"]
+    else:
+        assert whole["implementations"][planted]["worst_bits"] == sweep_impls.PLANTED_TINY
+    hit = sweep_impls.PLANTED_TINY - (sweep_impls.PLANTED_TINY - start) % chunk.KNOWN_SPAN
+    assert sorted(counted) == sorted([a for a, _ in _spans([(start, stop, True)])] + [hit])
 
 
 @pytest.mark.parametrize("side_known", [False, True])
