@@ -85,8 +85,8 @@ BLOCK = 1 << 17  # inner block: NumPy's temporaries stay in cache and in malloc'
 # blocks of torch's GELU 1.62 -> 1.48 ns an input in the series, 2.98 -> 2.81 in the table;
 # 2^19 no faster, 2^20 slower: the arrays leave the cache)
 COMPILED_BLOCK = 1 << 18
-# A run scored in closed form (fastref.Known) needs no float64 array: it goes in spans of this
-# many, aligned (so within a binade), to save the per-block overhead (~30 us a block here).
+# A run scored in closed form (fastref.Known) needs no float64 array: its implementations are
+# called in spans of this many, aligned (so within a binade; _known_run).
 # 2^19: its inputs and outputs, 4 MB a worker, leave the last-level cache to the other
 # workers - with two, `gelucheck sweep` of torch's GELU took less in 28 of 34 alternating
 # pairs of runs against 2^20 (one tie; medians 2-5% less, 2^20's runs the slow outliers);
@@ -131,8 +131,8 @@ def _blocks(function: Function, start: int, stop: int) -> list[tuple[int, int, b
         b = min(a - a % KNOWN_SPAN + KNOWN_SPAN, stop)
         first = FLOAT32.value_of(a)
         if is_known(function, first, last := FLOAT32.value_of(b - 1)):
-            if out and out[-1][2] and out[-1][1] == a:
-                run_first = FLOAT32.value_of(out[-1][0])
+            if out and out[-1][2]:  # a run so far: this span too, where one Known
+                run_first = FLOAT32.value_of(out[-1][0])  # and one region cover both
                 if is_known(function, run_first, last) and _one_region(run_first, last):
                     out[-1] = (out[-1][0], b, True)
                     a = b
@@ -276,7 +276,7 @@ def _known_run(impls: list[Implementation], function: Function, start: int, stop
     Known), each implementation called span by span (KNOWN_SPAN: its inputs and outputs stay
     in the cache), its outputs checked against the closed form's results, and its figures
     computed once for the run: a span's Python (about 30 us: the block's set-up, the closed
-    form's figures, merging) cost 15% of torch's GELU's time there. Stops at the first span
+    form's figures, merging) cost 10% of torch's GELU's time there. Stops at the first span
     where an implementation's outputs are not those results, or it fails: returns the figures
     up to there (None for none) and where that is (stop when all of it), for evaluate to go
     on span by span with _evaluate_block - the implementations called there again, at most
