@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -105,15 +106,15 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
     blocks = _blocks(function, start, stop)
     for k, (a, b, known) in enumerate(blocks):
         following = blocks[k + 1][0] if k + 1 < len(blocks) else None
-        parts = []
+        parts, given = [], []
         if known:
-            part, a = _known_run(impls, function, a, b, inputs, following)
+            part, a, given = _known_run(impls, function, a, b, inputs, following)
             parts.append(part)
         while a < b:  # a block; or what a run left, from a span its outputs were not the
             end = min(a + KNOWN_SPAN, b)  # closed form's on, span by span
             inputs.following = end if end < b else following
-            parts.append(_evaluate_block(impls, function, a, end, inputs))
-            a = end
+            parts.append(_evaluate_block(impls, function, a, end, inputs, given))
+            a, given = end, []
         for part in filter(None, parts):
             out = part if out is None else merge_chunks(out, part)
     out["task_s"] = time.perf_counter() - begun  # all of it: blocks, merging, bookkeeping
@@ -190,10 +191,11 @@ class Run:
 
 
 def _evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int,
-                    inputs: Inputs | None = None) -> dict:
+                    inputs: Inputs | None = None, given: Sequence[Call] = ()) -> dict:
     """The statistics of each implementation over one block, whose inputs are in ``inputs``
     where given (evaluate's, which the last implementation's test may rewrite as the next
-    block's), else in an array of their own."""
+    block's), else in an array of their own. ``given``: the calls of the first implementations
+    already made on this block (by a run that stopped here), not made again."""
     if stop - start > KNOWN_SPAN:
         raise ValueError(f"a block holds at most {KNOWN_SPAN} encodings, not {stop - start}")
     clock = time.perf_counter()
@@ -232,10 +234,9 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     # eager and compiled) often return the very same floats, whose figures are the same
     for position, impl in enumerate(impls, 1):
         key = f"{impl.id}/{impl.function.name}"
-        clock = time.perf_counter()
-        guard = _Guard(start, inputs if position == len(impls) else None)  # the last rewrites
         try:
-            y = impl(x, intact=guard)
+            call = (given[position - 1] if position <= len(given) else
+                    _call(impl, x, start, inputs if position == len(impls) else None))
         except ImplementationError as exc:
             out["implementations"][key] = {"error": str(exc)}
             _encodings(start, stop, bits)  # it may have written to them: the next
@@ -243,7 +244,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
             if inputs is not None:
                 inputs.holds = None
             continue
-        evaluated = checking = time.perf_counter()
+        y, checking = call.y, time.perf_counter()
         if known is not None and (known.matches_run(y, start) if rewritten()
                                   else known.matches(y, x)):  # (NumPy's check reads x)
             stats = _known(known, run, start, regions[0][0])
@@ -264,23 +265,24 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
             if position < len(impls):  # a later one may alias it
                 scored.append((y, dict(stats)))
         stats.update({"computed": float(y[stats["worst_bits"] - start]),
-                      "eval_s": evaluated - clock - guard.seconds, "guard_s": guard.seconds,
+                      "eval_s": call.eval_s, "guard_s": call.guard_s,
                       "check_s": time.perf_counter() - checking})
         out["implementations"][key] = stats
     return out
 
 
 def _known_run(impls: list[Implementation], function: Function, start: int, stop: int,
-                inputs: Inputs, following: int | None) -> tuple[dict | None, int]:
+                inputs: Inputs, following: int | None) -> tuple[dict | None, int, list[Call]]:
     """The figures of a run of closed-form spans [start, stop) (_blocks: one region, one
     Known), each implementation called span by span (KNOWN_SPAN: its inputs and outputs stay
     in the cache), its outputs checked against the closed form's results, and its figures
     computed once for the run: a span's Python (about 30 us: the block's set-up, the closed
     form's figures, merging) cost 10% of torch's GELU's time there. Stops at the first span
     where an implementation's outputs are not those results, or it fails: returns the figures
-    up to there (None for none) and where that is (stop when all of it), for evaluate to go
-    on span by span with _evaluate_block - the implementations called there again, at most
-    once per run."""
+    up to there (None for none), where that is (stop when all of it) and the calls made on
+    that span, for evaluate to go on span by span with _evaluate_block, which makes only the
+    others (all of them again where an output shares the inputs' memory, which a rewrite for
+    the next span may have changed: at most once per run)."""
     clock = time.perf_counter()
     run = Run(start, stop - start)
     known = known_part(function, run)
@@ -298,20 +300,19 @@ def _known_run(impls: list[Implementation], function: Function, start: int, stop
         b = min(a + KNOWN_SPAN, stop)
         inputs.following = b if b < stop else following
         x = inputs.block(a, b).view(np.float32)
-        span = []  # each implementation's part of done for this span, kept once all match
-        for position, impl in enumerate(impls, 1):
-            clock = time.perf_counter()
-            guard = _Guard(a, inputs if position == len(impls) else None)
+        calls, span = [], []  # each implementation's call, and its part of done for this
+        for position, impl in enumerate(impls, 1):  # span, kept once all of them match
             try:
-                y = impl(x, intact=guard)
+                call = _call(impl, x, a, inputs if position == len(impls) else None)
             except ImplementationError:  # _evaluate_block records it
                 inputs.holds = None
-                return figures(a), a
-            evaluated = time.perf_counter()
-            if not known.matches_run(y, a):
-                return figures(a), a
-            span.append((evaluated - clock - guard.seconds, guard.seconds,
-                         time.perf_counter() - evaluated, float(y[0]), float(y[-1])))
+                return figures(a), a, _reusable(calls, inputs)
+            checked = time.perf_counter()
+            calls.append(call)
+            if not known.matches_run(call.y, a):
+                return figures(a), a, _reusable(calls, inputs)
+            span.append((call.eval_s, call.guard_s, time.perf_counter() - checked,
+                         float(call.y[0]), float(call.y[-1])))
         for key, (eval_s, guard_s, check_s, first, last) in zip(keys, span):
             spent = done[key]
             spent[0] += eval_s
@@ -320,7 +321,13 @@ def _known_run(impls: list[Implementation], function: Function, start: int, stop
             spent[3] = first if a == start else spent[3]
             spent[4] = last
         a = b
-    return figures(stop), stop
+    return figures(stop), stop, []
+
+
+def _reusable(calls: list[Call], inputs: Inputs) -> list[Call]:
+    """The calls, unless an output shares the inputs' memory (an implementation that returns
+    its input): then none, made again."""
+    return [] if any(np.may_share_memory(c.y, inputs.array) for c in calls) else calls
 
 
 def _known_figures(function: Function, known: Known, region: str, done: dict, start: int,
@@ -366,6 +373,24 @@ def _same(a: np.ndarray, b: np.ndarray) -> bool:
     differ at all differ within their first few hundred outputs of a block (the full
     comparison costs 0.15 ns an input, for every pair)."""
     return np.array_equal(a[:256], b[:256]) and np.array_equal(a, b)
+
+
+class Call(NamedTuple):
+    """An implementation's outputs for a block, its own time and its input guard's."""
+
+    y: np.ndarray
+    eval_s: float
+    guard_s: float
+
+
+def _call(impl: Implementation, x: np.ndarray, first: int, inputs: Inputs | None) -> Call:
+    """impl on a block's inputs x (the encodings from ``first`` on), timed apart from the
+    guard that tests them intact afterwards - and, given ``inputs`` (for a block's last
+    implementation), rewrites them as the next block's (_Guard). Raises ImplementationError."""
+    clock = time.perf_counter()
+    guard = _Guard(first, inputs)
+    y = impl(x, intact=guard)
+    return Call(y, time.perf_counter() - clock - guard.seconds, guard.seconds)
 
 
 class _Guard:
