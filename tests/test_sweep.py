@@ -771,6 +771,7 @@ def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, kn
 @pytest.mark.parametrize("function", ["gelu", "phi", "gelu_grad"])
 @pytest.mark.parametrize("start, spans", [(0x2B800000, 4),  # |x| in [2^-40, 2^-39): tiny
                                           (0xAB800000, 4),  # its negative side
+                                          (0x2B812345, 3),  # a range's start, not a span's
                                           (0xC1C00000, 3),  # x = -24..: the far left
                                           (0x41C00000, 3)])  # x = 24..: the saturated right
 def test_a_run_of_known_spans_scores_as_its_spans_do(function, start, spans):
