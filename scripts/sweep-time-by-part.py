@@ -62,9 +62,9 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
 
     def timed_run(impls, function, a, b, *rest):  # a run of closed-form spans, up to where
         begun = time.perf_counter()  # its outputs left the closed form (then blocks)
-        out, end = known_run(impls, function, a, b, *rest)
+        out, end, given = known_run(impls, function, a, b, *rest)
         record("known", a, end, out, time.perf_counter() - begun)
-        return out, end
+        return out, end, given
 
     chunk._evaluate_block, chunk._known_run = timed_block, timed_run
     tasks = [(a, min(a + (1 << 24), hi)) for lo, hi in chunk.finite_ranges()
