@@ -1,0 +1,51 @@
+"""The measuring scripts the README gives for the sweep's time run and print what they say,
+on one task in 48 (each kind of block among them: runs of the closed forms near zero, far
+left and right, the middle and the subnormals): they reach into the sweep's internals, which
+change under them."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch", reason="the scripts are run on torch's GELU")
+pytest.importorskip("numba", reason="the scripts time the sweep's compiled loops")
+
+SCRIPTS = Path(__file__).parents[1] / "scripts"
+
+
+def _run(*argv: str, env: dict | None = None) -> str:
+    done = subprocess.run([sys.executable, str(SCRIPTS / argv[0]), *argv[1:]], text=True,
+                          capture_output=True, timeout=300, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_sweep_time_by_part_splits_the_time_and_times_torch_alone():
+    """Every input of the tasks falls in a kind, the closed forms' runs among them, and the
+    sweep takes longer than torch alone on them."""
+    out = _run("sweep-time-by-part.py", "torch:F.gelu", "gelu", "48", "--tasks")
+    shares = [float(s) for s in re.findall(r"^\w+ +([\d.]+)% of inputs", out, re.M)]
+    assert sum(shares) == pytest.approx(100, abs=0.2)
+    assert re.search(r"^known +[1-9]", out, re.M) and re.search(r"^compiled +[1-9]", out, re.M)
+    ratio = re.search(r"^all: [\d.]+ per 2\^24, the implementation [\d.]+: ([\d.]+)x", out, re.M)
+    alone = re.search(r"the sweep is ([\d.]+)x that \(([\d.]+)x\)", out)
+    assert ratio and alone and float(ratio.group(1)) > 1 and float(alone.group(2)) > 1
+
+
+def test_sweep_ab_runs_each_setting_in_its_workers():
+    """One line per setting, each with its three rounds, from two worker processes."""
+    out = _run("sweep-ab.py", "torch:F.gelu", "gelu", "48", "KNOWN_SPAN=2^18",
+               "KNOWN_SPAN=2^19")
+    lines = re.findall(r"^KNOWN_SPAN=2\^(\d+): ([\d.]+) s per 2\^24, .*\(rounds: (.*)\); "
+                       r"wall [\d.]+ s, 2 processes$", out, re.M)
+    assert [line[0] for line in lines] == ["18", "19"]
+    for _, seconds, rounds in lines:
+        assert float(seconds) > 0 and len(rounds.split(", ")) == 3
+
+
+def test_sweep_ab_refuses_an_unknown_setting():
+    done = subprocess.run([sys.executable, str(SCRIPTS / "sweep-ab.py"), "torch:F.gelu", "gelu",
+                           "48", "SPAN=2^19"], text=True, capture_output=True, timeout=120)
+    assert done.returncode != 0 and "SPAN: not a setting of gelucheck.sweep.chunk" in done.stderr
