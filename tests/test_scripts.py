@@ -49,3 +49,15 @@ def test_sweep_ab_refuses_an_unknown_setting():
     done = subprocess.run([sys.executable, str(SCRIPTS / "sweep-ab.py"), "torch:F.gelu", "gelu",
                            "48", "SPAN=2^19"], text=True, capture_output=True, timeout=120)
     assert done.returncode != 0 and "SPAN: not a setting of gelucheck.sweep.chunk" in done.stderr
+
+
+@pytest.mark.slow
+def test_sweep_against_alone_times_both_over_every_input():
+    """One round: torch alone over every finite input in two processes, then the sweep, and
+    their ratio - above 1, as gelucheck's passes are added to torch's."""
+    out = _run("sweep-against-alone.py", "torch:F.gelu", "gelu", "2", "1")
+    found = re.search(r"alone \(blocks of 2\^\d+\): ([\d.]+) s per 2\^24, [\d.]+ s wall; the "
+                      r"sweep: ([\d.]+) s per 2\^24, [\d.]+ s wall - ([\d.]+)x in CPU", out)
+    assert found, out
+    alone, swept, ratio = map(float, found.groups())
+    assert swept > alone > 0 and ratio == pytest.approx(swept / alone, rel=0.05)
