@@ -287,9 +287,7 @@ def _known_run(impls: list[Implementation], function: Function, start: int, stop
     run = Run(start, stop - start)
     known = known_part(function, run)
     region = _one_region(run[0], run[-1])
-    keys = [f"{impl.id}/{impl.function.name}" for impl in impls]
-    done = {key: [0.0, 0.0, 0.0, None, None] for key in keys}  # eval_s, guard_s, check_s,
-    # the outputs at the first input and at the last of the spans done
+    done = {f"{impl.id}/{impl.function.name}": _Spent() for impl in impls}
     setup = time.perf_counter() - clock
 
     def figures(end: int) -> dict | None:
@@ -300,8 +298,8 @@ def _known_run(impls: list[Implementation], function: Function, start: int, stop
         b = min(a + KNOWN_SPAN, stop)
         inputs.following = b if b < stop else following
         x = inputs.block(a, b).view(np.float32)
-        calls, span = [], []  # each implementation's call, and its part of done for this
-        for position, impl in enumerate(impls, 1):  # span, kept once all of them match
+        calls, check_s = [], []  # each implementation's, counted once all of them match
+        for position, impl in enumerate(impls, 1):
             try:
                 call = _call(impl, x, a, inputs if position == len(impls) else None)
             except ImplementationError:  # _evaluate_block records it
@@ -311,18 +309,29 @@ def _known_run(impls: list[Implementation], function: Function, start: int, stop
             calls.append(call)
             if not known.matches_run(call.y, a):
                 return figures(a), a, _reusable(calls, inputs)
-            span.append((call.eval_s, call.guard_s, time.perf_counter() - checked,
-                         float(call.y[0]), float(call.y[-1])))
-        for key, (eval_s, guard_s, check_s, first, last) in zip(keys, span):
-            spent = done[key]
-            spent[0] += eval_s
-            spent[1] += guard_s
-            spent[2] += check_s
-            if a == start:
-                spent[3] = first
-            spent[4] = last
+            check_s.append(time.perf_counter() - checked)
+        for spent, call, checking in zip(done.values(), calls, check_s):
+            spent.add(call, checking, first=a == start)
         a = b
     return figures(stop), stop, []
+
+
+class _Spent:
+    """An implementation's part of a run so far: its times, and its outputs at the run's
+    first input and at the last input of the spans done (the worst error lies at an end)."""
+
+    def __init__(self):
+        self.eval_s = self.guard_s = self.check_s = 0.0
+        self.first = self.last = None
+
+    def add(self, call: Call, check_s: float, first: bool) -> None:
+        """One more span, whose call is ``call`` (``first``: the run's first span)."""
+        self.eval_s += call.eval_s
+        self.guard_s += call.guard_s
+        self.check_s += check_s
+        if first:
+            self.first = float(call.y[0])
+        self.last = float(call.y[-1])
 
 
 def _reusable(calls: list[Call], inputs: Inputs) -> list[Call]:
@@ -331,8 +340,8 @@ def _reusable(calls: list[Call], inputs: Inputs) -> list[Call]:
     return [] if any(np.may_share_memory(c.y, inputs.array) for c in calls) else calls
 
 
-def _known_figures(function: Function, known: Known, region: str, done: dict, start: int,
-                   stop: int, setup: float) -> dict | None:
+def _known_figures(function: Function, known: Known, region: str, done: dict[str, _Spent],
+                   start: int, stop: int, setup: float) -> dict | None:
     """_known_run's figures for [start, stop), where every implementation returned the
     closed form's results (``done``: their times and outputs at the ends); None for none."""
     if stop == start:
@@ -342,10 +351,11 @@ def _known_figures(function: Function, known: Known, region: str, done: dict, st
     closed_form_s = time.perf_counter() - clock  # (the first one's check: as for an alias)
     out = {"function": function.name, "start": start, "stop": stop, "n_slow_reference": 0,
            "implementations": {}, "reference_s": setup}
-    for key, (eval_s, guard_s, check_s, first, last) in done.items():
+    for key, spent in done.items():
         stats = dict(figures)  # the top level: merging never changes regions or histograms
-        stats.update({"computed": first if figures["worst_bits"] == start else last,
-                      "eval_s": eval_s, "guard_s": guard_s, "check_s": check_s + closed_form_s})
+        stats.update({"computed": spent.first if figures["worst_bits"] == start else spent.last,
+                      "eval_s": spent.eval_s, "guard_s": spent.guard_s,
+                      "check_s": spent.check_s + closed_form_s})
         out["implementations"][key] = stats
         closed_form_s = 0.0
     return out
