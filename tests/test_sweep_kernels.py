@@ -3,6 +3,9 @@ against mpmath, the coefficient table, the close calls they leave, and the same 
 the NumPy passes that stand in without numba."""
 import json
 import math
+import os
+import subprocess
+import sys
 
 import mpmath
 import numpy as np
@@ -490,3 +493,36 @@ def test_the_tiny_and_outer_parts_are_numpys_bit_for_bit(function, start, monkey
     for a, b in zip(compiled[:2], numpy[:2]):
         assert np.array_equal(a.view(np.int64), b.view(np.int64))
     assert compiled[2] == numpy[2] == 0
+
+
+# score's sum on errors of every size (their order shows in the last bits), in a process of
+# its own with numba's disk cache where the test puts it
+_SUM_IN_A_PROCESS = """
+import numpy as np
+from gelucheck.sweep import kernels
+rng = np.random.default_rng(11)
+v = rng.standard_normal(1 << 16) * 2.0 ** rng.integers(-20, 20, 1 << 16)
+y = (v * (1 + rng.standard_normal(1 << 16) * 2.0 ** rng.integers(-30, -2, 1 << 16))
+     ).astype(np.float32)
+unit = 2.0 ** (np.floor(np.log2(np.abs(v))) - 23)
+print(repr(kernels.score(y, v, unit)[0]))
+"""
+
+
+def test_score_sums_alike_compiled_or_loaded_from_the_cache(tmp_path):
+    """The sum of the errors is taken in SIMD lanes, in the compiled loop's order: one code,
+    whether this process compiled it or numba loaded it from its disk cache. (A cached loop
+    that another called ran as its own compile in the process that compiled both, and as the
+    caller's linked copy, optimized apart, where loaded: the same sweep's means differed in
+    the last bit after an install and after.)"""
+    _kernels()
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+
+    def total() -> str:
+        done = subprocess.run([sys.executable, "-c", _SUM_IN_A_PROCESS], capture_output=True,
+                              text=True, env=env, check=True)
+        return done.stdout.strip()
+
+    compiled = total()
+    assert any(tmp_path.rglob("*.nbc")), "the loop was not cached: nothing loaded next"
+    assert total() == compiled

@@ -5,7 +5,9 @@ NumPy where numba is not installed, with the same figures.
 Written by hand because no library offers a vectorized float64 erfc for NumPy arrays (SciPy's
 ndtr is a scalar loop, 3-9 ns an input here; NumPy's exp 6.7 ns).
 
-Module-level functions, so that numba's disk cache (cache=True) holds across processes."""
+Module-level functions, so that numba's disk cache (cache=True) holds across processes. A loop
+that another calls is inlined into it, not cached on its own: one compiled copy, whichever
+process compiled it (_sub_blocks)."""
 import math
 
 import llvmlite.ir as ir
@@ -540,8 +542,12 @@ TWO = np.int64(0x4000000000000000)  # 2.0's encoding
 SUB = 64  # outputs per sub-block of histogram_above_four, binned only where one errs that much
 
 
-# reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here)
-@njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
+# reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here),
+# in the order of the one compiled copy: inlined into score. (Compiled on its own too, it ran
+# as that compile in the process that compiled both, and as score's linked copy, optimized
+# apart, where numba loaded score from its cache: the same sweep's means differed in the last
+# bit after an install and after.)
+@njit(inline="always", fastmath={"reassoc", "nsz"}, error_model="numpy")
 def _sub_blocks(y, v, unit, finite):
     """score's sums and counts over the whole sub-blocks of SCORE_SUB, the largest error and
     |y - v| as encodings, and the sub-blocks that hold them. ``finite``: assume the outputs
@@ -579,7 +585,8 @@ def _sub_blocks(y, v, unit, finite):
             best_e, at_e, best_d, at_d)
 
 
-@njit(cache=True, error_model="numpy", nogil=True)
+# (fastmath: the flags of _sub_blocks, which it inlines)
+@njit(cache=True, fastmath={"reassoc", "nsz"}, error_model="numpy", nogil=True)
 def score(y, v, unit):
     """The comparison of y with the reference (v, unit) in one pass that writes nothing:
     the sum of the finite errors in ulps, how many are infinite, how many exceed 1/2 and are
@@ -596,7 +603,9 @@ def score(y, v, unit):
     y_tail[:n - full], v_tail[:n - full], unit_tail[:n - full] = y[full:], v[full:], unit[full:]
     counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, True)
     tail = _sub_blocks(y_tail, v_tail, unit_tail, True)
-    if not np.isfinite(total + tail[1]):  # a NaN or inf output: the pass that tests each
+    # a NaN or inf output: the pass that tests each. (Read off the encoding: under the
+    # fastmath flags np.isfinite said True of NaN.)
+    if _as_int(total + tail[1]) & EXPONENT_FIELD == EXPONENT_FIELD:
         counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, False)
         tail = _sub_blocks(y_tail, v_tail, unit_tail, False)
     counts += tail[0]
