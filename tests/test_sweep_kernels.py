@@ -1,6 +1,8 @@
 """The sweep's compiled loops (sweep/kernels.py, numba): the compiled Φ, GELU, φ and GELU′
 against mpmath, the coefficient table, the close calls they leave, and the same figures as
 the NumPy passes that stand in without numba."""
+import ast
+import inspect
 import json
 import math
 import os
@@ -526,3 +528,24 @@ def test_score_sums_alike_compiled_or_loaded_from_the_cache(tmp_path):
     compiled = total()
     assert any(tmp_path.rglob("*.nbc")), "the loop was not cached: nothing loaded next"
     assert total() == compiled
+
+
+def test_no_cached_loop_is_called_from_another():
+    """What the test above holds for score, for every loop: a loop that another compiled loop
+    calls is inlined into it (inline="always"), never cached on its own - else which copy
+    runs depends on the process that compiled it. Read off kernels.py's source."""
+    tree = ast.parse(inspect.getsource(_kernels()))
+    jitted = {}  # name: whether cached
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for deco in node.decorator_list:
+                if isinstance(deco, ast.Call) and getattr(deco.func, "id", "") == "njit":
+                    jitted[node.name] = any(k.arg == "cache" for k in deco.keywords)
+    cached = {name for name, is_cached in jitted.items() if is_cached}
+    assert {"score", "consecutive_then"} <= cached  # the parse found the loops
+    calls = [(caller.name, call.func.id) for caller in ast.walk(tree)
+             if isinstance(caller, ast.FunctionDef) and caller.name in jitted
+             for call in ast.walk(caller)
+             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+             and call.func.id in cached and call.func.id != caller.name]
+    assert calls == []
