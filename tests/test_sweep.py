@@ -1,6 +1,7 @@
 """The exhaustive float32 sweep: its fast reference, its chunks, resuming, bad input."""
 import copy
 import json
+import re
 
 import mpmath
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 from gelucheck.backends import find, load_user
 from gelucheck.checks import data
 from gelucheck.checks.regions import REGIONS, mask
-from gelucheck.cli import main
+from gelucheck.cli import _timing, main
 from gelucheck.formats import FLOAT32, FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
 from gelucheck.sweep import chunk, fastref, runner
@@ -234,7 +235,18 @@ def test_cli_sweep_writes_the_check_schema_plus_histogram(tmp_path, capsys):
                   "histogram", "not_correctly_rounded", "n_slow_reference"):
             assert k in r
         assert r["n_inputs"] == 1 << 16
-    assert "M inputs/s" in capsys.readouterr().out
+    assert re.search(r"\(\d[\d,.]* (M )?inputs/s computed now\)", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("wall_s, computed, said", [
+    (5.0, 16, "5.0 s (3 inputs/s computed now)"),
+    (0.0197, 16, "0.02 s (812 inputs/s computed now)"),
+    (1.0, 999_999, "1.0 s (999,999 inputs/s computed now)"),
+    (2.0586, 4_278_190_080, "2.1 s (2078.2 M inputs/s computed now)")])
+def test_the_sweep_says_its_time_and_rate_with_their_digits(wall_s, computed, said):
+    """Millions a second only where there are that many, and a time under a second in two
+    significant digits: a range of 16 inputs had read "0.0 s (0.0 M inputs/s ...)"."""
+    assert _timing(wall_s, computed) == said
 
 
 def test_exhaustive_items_under_xdist_merge_into_the_sweep_result(tmp_path, request):

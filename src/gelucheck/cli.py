@@ -707,8 +707,7 @@ def _sweep(args) -> int:
         print(f"{who} [{r.range[0]}, {r.range[1]}): {f.n_inputs:,} inputs, max "
               f"{f.max_ulp:.4g} ulp at {f.worst_input!r} ({f.worst_input_hex}), mean "
               f"{f.mean_ulp:.4g}, correctly rounded {r.correctly_rounded_fraction:.4%}, "
-              f"{r.wall_s:.1f} s ({r.n_evaluated / r.wall_s / 1e6:.1f} M inputs/s computed "
-              f"now); "
+              f"{_timing(r.wall_s, r.n_evaluated)}; "
               f"{r.n_slow_reference:,} too close for float64, proven by Arb or mpmath")
     if args.profile:
         _sweep_profile(results)
@@ -716,6 +715,15 @@ def _sweep(args) -> int:
         jsonio.write(results, json_path)
     status = 2 if any(r.failure for r in results) else 0
     return max(status, _sweep_budgets(args, results))
+
+
+def _timing(wall_s: float, computed: int) -> str:
+    """The sweep's time and its rate over the inputs computed now, each with its significant
+    digits: a range of 16 inputs had read "0.0 s (0.0 M inputs/s ...)"."""
+    per_second = computed / wall_s
+    rate = f"{per_second / 1e6:.1f} M" if per_second >= 1e6 else f"{per_second:,.0f}"
+    seconds = f"{wall_s:.1f}" if wall_s >= 1 else f"{wall_s:.2g}"
+    return f"{seconds} s ({rate} inputs/s computed now)"
 
 
 def _sweep_profile(results) -> None:
