@@ -78,6 +78,34 @@ def test_torch_float32_at_2p127_depends_on_the_length():
     assert example["bulk"] == np.inf and example["path"] == pytest.approx(1.7014118e38)
 
 
+def test_torch_float32_exact_gelu_is_onednn_s_in_a_contiguous_tensor():
+    """PyTorch hands a contiguous float32 tensor of two or more elements to oneDNN's GELU,
+    whose x·(1+erf) overflows from 2^127, and runs its own kernel where oneDNN is turned off:
+    GELU(2^127) = 2^127 there (Φ(2^127) is 1 far below float32's rounding), +inf in bulk. The
+    path turns oneDNN back on after."""
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    impl = find("torch:F.gelu", "gelu")[0]
+    x = np.array([2.0**127, 2.0**126, 1.0, -1.0], dtype=np.float32)
+    result = consistency.check(impl, F32, inputs=x, lengths=False)
+    without = {p.name: p for p in result.paths}["without-onednn"]
+    example = next(e for e in without.examples if e["x"] == 2.0**127)
+    assert example["bulk"] == np.inf and example["path"] == 2.0**127
+    assert torch.backends.mkldnn.enabled
+
+
+def test_the_path_without_onednn_turns_it_back_on_when_the_call_fails():
+    torch = pytest.importorskip("torch", reason="torch is not installed")
+    from gelucheck.backends.tensors import torch_layout_paths
+
+    def fails(t):
+        assert not torch.backends.mkldnn.enabled  # the path's own setting, seen by the call
+        raise RuntimeError("planted")
+
+    with pytest.raises(RuntimeError, match="planted"):
+        torch_layout_paths(fails)(F32)["without-onednn"](np.ones(4, dtype=np.float32))
+    assert torch.backends.mkldnn.enabled
+
+
 @pytest.mark.parametrize("spec, function", [("torch:F.gelu", "gelu"),
                                             ("torch:F.gelu", "gelu_grad"),
                                             ("scipy:x*ndtr", "gelu")])

@@ -87,7 +87,8 @@ def torch_gradient(fn):
 def torch_layout_paths(fn, device: str = "cpu") -> Callable:
     """The layouts a torch tensor can arrive in, each built on the tensor side and handed to
     ``fn`` as it is (checks.consistency): a stride-2 view, a transposed 2-D view, a
-    channels-last 4-D tensor, a view at storage offset 1, and the bulk with one thread."""
+    channels-last 4-D tensor, a view at storage offset 1, and on the CPU the bulk with one
+    thread and without oneDNN."""
     import torch
 
     def read(out, n):
@@ -122,6 +123,18 @@ def torch_layout_paths(fn, device: str = "cpu") -> Callable:
         finally:
             torch.set_num_threads(threads)
 
+    def without_onednn(t):
+        """torch's own kernels where it would hand the tensor to oneDNN (exact GELU on a
+        contiguous float32 or bfloat16 tensor, forward and backward: torch.backends.mkldnn,
+        on by default). Set and restored by the attribute: mkldnn.flags() also sets oneDNN's
+        TF32 switch, with a warning on every call."""
+        enabled = torch.backends.mkldnn.enabled
+        torch.backends.mkldnn.enabled = False
+        try:
+            return fn(t)
+        finally:
+            torch.backends.mkldnn.enabled = enabled
+
     def separately(t, length):
         """Arrays of exactly ``length`` (0-d tensors for length 0), each a fresh tensor of
         its own - a new allocation, like a user's small tensor - one call each."""
@@ -141,6 +154,7 @@ def torch_layout_paths(fn, device: str = "cpu") -> Callable:
                      for n in range(2, MAX_LENGTH[fmt.name] + 1)})
         if device == "cpu":
             runs["1-thread"] = one_thread
+            runs["without-onednn"] = without_onednn
         return {name: (lambda x, run=run: read(run(to_tensor(x, device)), len(x)))
                 for name, run in runs.items()}
 
