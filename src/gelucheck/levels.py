@@ -1,8 +1,10 @@
 """Results per CPU dispatch level: torch picks its kernels by ATEN_CPU_CAPABILITY (default,
-avx2, avx512 on x86), read once at start, so each level is measured in a process of its own
-(with its own inductor cache: backends.tensors.torch_compile), its results labelled with the
-level, and the outputs of each level compared bit for bit with those of the default one - a
-path of the consistency check like any other."""
+avx2, avx512 on x86), and the oneDNN kernels it hands some tensors to (exact GELU in float32
+and bfloat16: docs/design.md, Consistency across call paths) by ONEDNN_MAX_CPU_ISA, each read
+once at start, so each level is measured in a process of its own (with its own inductor
+cache: backends.tensors.torch_compile), its results labelled with the level, and the outputs
+of each level compared bit for bit with those of the default one - a path of the consistency
+check like any other."""
 from __future__ import annotations
 
 import os
@@ -23,10 +25,26 @@ DEFAULT = "default"
 LEVELS = ("default", "avx2", "avx512")
 
 
-def _capability(level: str) -> str | None:
-    env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
+# oneDNN's cap for each level: ATen's avx512 is AVX-512 F, BW, VL and DQ, oneDNN's
+# AVX512_CORE (without the VNNI, BF16 and AMX extensions its default may use). Set alone,
+# ATEN_CPU_CAPABILITY=avx2 left oneDNN's GELU at AVX-512: the level's float32 GELU was the
+# default's, bit for bit, where capped it differs.
+ONEDNN_ISA = {"avx2": "AVX2", "avx512": "AVX512_CORE"}
+
+
+def environment(level: str) -> dict[str, str]:
+    """This process's environment with torch's and oneDNN's kernels capped at ``level`` (as
+    they are, for the default)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
     if level != DEFAULT:
         env["ATEN_CPU_CAPABILITY"] = level
+        env["ONEDNN_MAX_CPU_ISA"] = ONEDNN_ISA[level]
+    return env
+
+
+def _capability(level: str) -> str | None:
+    env = environment(level)
     done = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu."
                            "get_cpu_capability())"], capture_output=True, text=True, env=env)
     return done.stdout.strip().lower() if done.returncode == 0 else None
@@ -58,9 +76,7 @@ def measure(argv: list[str], levels: list[str]) -> list:
     per_level, outputs = {}, {}
     with tempfile.TemporaryDirectory(prefix="gelucheck-levels-") as folder:
         for level in levels:
-            env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
-            if level != DEFAULT:
-                env["ATEN_CPU_CAPABILITY"] = level
+            env = environment(level)
             json_path, npz_path = Path(folder, f"{level}.json"), Path(folder, f"{level}.npz")
             done = subprocess.run([sys.executable, "-m", "gelucheck", *argv, "--no-progress",
                                    "--json", str(json_path), "--keep-outputs", str(npz_path)],
