@@ -2,6 +2,7 @@
 users' torch callables (``--framework torch``). Public: a backend of your own may use them."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import numpy as np
@@ -22,12 +23,15 @@ def torch_availability(device: str = "cpu") -> tuple[bool, str, str | None]:
 
 def torch_version_text(device: str = "cpu") -> str:
     """torch's version and the kernels it dispatches to: results differ by CPU capability
-    (ATEN_CPU_CAPABILITY) and by GPU."""
+    (ATEN_CPU_CAPABILITY), by the instructions oneDNN may use where capped (its GELU's:
+    levels.py) and by GPU."""
     import torch
 
     if device == "cuda":
         return f"{torch.__version__}, {torch.cuda.get_device_name()}"
-    return f"{torch.__version__}, CPU {torch.backends.cpu.get_cpu_capability()}"
+    text = f"{torch.__version__}, CPU {torch.backends.cpu.get_cpu_capability()}"
+    onednn = os.environ.get("ONEDNN_MAX_CPU_ISA")
+    return f"{text}, oneDNN up to {onednn}" if onednn else text
 
 
 def to_tensor(x: np.ndarray, device: str = "cpu"):
