@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -88,6 +89,22 @@ def torch_gradient(fn):
     return gradient
 
 
+@contextmanager
+def onednn_off():
+    """torch's own CPU kernels where it would hand a tensor to oneDNN's (exact GELU on a
+    contiguous float32 or bfloat16 tensor, forward and backward: torch.backends.mkldnn, on
+    by default), then oneDNN back as it was. By the attribute: mkldnn.flags() also sets
+    oneDNN's TF32 switch, with a warning on every call."""
+    import torch
+
+    enabled = torch.backends.mkldnn.enabled
+    torch.backends.mkldnn.enabled = False
+    try:
+        yield
+    finally:
+        torch.backends.mkldnn.enabled = enabled
+
+
 def torch_layout_paths(fn, device: str = "cpu") -> Callable:
     """The layouts a torch tensor can arrive in, each built on the tensor side and handed to
     ``fn`` as it is (checks.consistency): a stride-2 view, a transposed 2-D view, a
@@ -128,16 +145,8 @@ def torch_layout_paths(fn, device: str = "cpu") -> Callable:
             torch.set_num_threads(threads)
 
     def without_onednn(t):
-        """torch's own kernels where it would hand the tensor to oneDNN (exact GELU on a
-        contiguous float32 or bfloat16 tensor, forward and backward: torch.backends.mkldnn,
-        on by default). Set and restored by the attribute: mkldnn.flags() also sets oneDNN's
-        TF32 switch, with a warning on every call."""
-        enabled = torch.backends.mkldnn.enabled
-        torch.backends.mkldnn.enabled = False
-        try:
+        with onednn_off():
             return fn(t)
-        finally:
-            torch.backends.mkldnn.enabled = enabled
 
     def separately(t, length):
         """Arrays of exactly ``length`` (0-d tensors for length 0), each a fresh tensor of
