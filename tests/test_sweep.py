@@ -238,6 +238,16 @@ def test_cli_sweep_writes_the_check_schema_plus_histogram(tmp_path, capsys):
     assert re.search(r"\(\d[\d,.]* (M )?inputs/s computed now\)", capsys.readouterr().out)
 
 
+def test_the_sweep_says_its_mean_is_of_the_finite_errors_where_some_are_infinite(capsys):
+    """torch's float32 GELU (oneDNN's, in bulk) is +inf from 2^127: the 16 encodings from
+    0x7f000000 here, where GELU(x) = x. The other 16 are x itself: the finite errors are 0."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    assert main(["sweep", "--backend", "torch:F.gelu", "--function", "gelu", "--range",
+                 "0x7efffff0:0x7f000010", "--workers", "1", "--no-progress"]) == 0
+    assert "max inf ulp at 1.7014118346046923e+38 (0x7f000000), mean 0 over the finite " \
+           "errors (16 infinite)," in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("wall_s, computed, said", [
     (5.0, 16, "5.0 s (3 inputs/s computed now)"),
     (0.0197, 16, "0.02 s (812 inputs/s computed now)"),

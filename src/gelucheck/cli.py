@@ -704,9 +704,12 @@ def _sweep(args) -> int:
             print(f"ERROR {who}: {r.failure.reason}")
             continue
         f = r.figures
+        infinite = (f" over the finite errors ({f.n_infinite:,} infinite)" if f.n_infinite
+                    else "")
         print(f"{who} [{r.range[0]}, {r.range[1]}): {f.n_inputs:,} inputs, max "
               f"{f.max_ulp:.4g} ulp at {f.worst_input!r} ({f.worst_input_hex}), mean "
-              f"{f.mean_ulp:.4g}, correctly rounded {r.correctly_rounded_fraction:.4%}, "
+              f"{f.mean_ulp:.4g}{infinite}, correctly rounded "
+              f"{r.correctly_rounded_fraction:.4%}, "
               f"{_timing(r.wall_s, r.n_evaluated)}; "
               f"{r.n_slow_reference:,} too close for float64, proven by Arb or mpmath")
     if args.profile:

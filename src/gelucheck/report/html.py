@@ -323,7 +323,8 @@ def render(reports: list[tuple[str, list, dict | None]],
             parts.append(f"<h2>{html.escape(title)}</h2>" + table_html(header, body))
     overall = tables.accuracy_rows(results)
     if overall[1]:
-        parts.append("<h2>Max / mean ulp error</h2>" + table_html(*overall))
+        parts.append("<h2>Max / mean ulp error (the mean of the finite errors)</h2>"
+                     + table_html(*overall))
     parts += extra or []
     for title, diff in compare_sections or []:
         parts.append(f"<h2>{html.escape(title)}</h2>")

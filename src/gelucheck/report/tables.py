@@ -257,7 +257,8 @@ def markdown(header: list[str], body: list[list]) -> str:
 
 def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     """(title, table) for every table of a report, in reading order."""
-    out = [("Max / mean ulp error, all inputs", accuracy_rows(results))]
+    out = [("Max / mean ulp error, all inputs (the mean of the finite errors)",
+            accuracy_rows(results))]
     for name, _, _ in REGIONS:
         out.append((f"Max / mean ulp error, {name}", accuracy_rows(results, name)))
     out.append(("Worst inputs", worst_rows(results)))
