@@ -61,3 +61,19 @@ def test_sweep_against_alone_times_both_over_every_input():
     assert found, out
     alone, swept, ratio = map(float, found.groups())
     assert swept > alone > 0 and ratio == pytest.approx(swept / alone, rel=0.05)
+
+
+def test_sweep_floor_times_the_passes_every_check_must_make():
+    """Two implementations over a few spans of the saturated right: each output read, then
+    each call's inputs too - both add to the implementations' own time."""
+    out = _run("sweep-floor.py", "torch:F.gelu", "2", "1", "4")
+    found = re.findall(r"^round 1, (each output read.*): 2 x torch:F.gelu ([\d.]+) ns an input, "
+                       r"the passes ([\d.]+) -> ([\d.]+)x$", out, re.M)
+    assert [f[0] for f in found] == ["each output read",
+                                     "each output read, each call's inputs read"], out
+    for _, calls, passes, ratio in found:
+        assert float(calls) > 0 and float(passes) > 0
+        assert float(ratio) == pytest.approx((float(calls) + float(passes)) / float(calls),
+                                             abs=0.01)
+    assert re.search(r"^median over 1: [\d.]+x reading each output, [\d.]+x guarding", out, re.M)
+
