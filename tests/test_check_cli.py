@@ -200,6 +200,7 @@ def test_compare_rejects_a_file_that_is_not_a_report(tmp_path, capsys):
     assert "not a gelucheck JSON report" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_console_script_entry_point():
     import subprocess
 

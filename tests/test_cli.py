@@ -49,6 +49,7 @@ def _command(tmp_path, *argv):
                                "PYTHONPATH": os.pathsep.join([tests, *sys.path])})
 
 
+@pytest.mark.slow
 def test_the_command_leaves_with_mains_status_and_all_its_output(tmp_path, capsys):
     """The command line leaves without the interpreter's teardown (cli.run): main's status
     (0, a usage error's 2, argparse's 2 and --help's 0), every line it printed - the same as

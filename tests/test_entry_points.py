@@ -6,6 +6,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 BACKEND = '''
 """The smallest complete backend: GELU as x*ndtr(x) in float64, rounded once."""
 import numpy as np
@@ -42,6 +44,7 @@ def _gelucheck(tmp_path, *argv):
                           cwd=tmp_path)
 
 
+@pytest.mark.slow
 def test_an_entry_point_backend_is_listed_and_measured(tmp_path):
     _plant(tmp_path)
     listed = _gelucheck(tmp_path, "list")
@@ -58,6 +61,7 @@ def test_an_entry_point_backend_is_listed_and_measured(tmp_path):
     assert result["n_inputs"] == 63488 and result["max_ulp"] <= 0.5 + 1e-9
 
 
+@pytest.mark.slow
 def test_a_loader_that_fails_leaves_the_backend_unavailable_with_the_reason(tmp_path):
     _plant(tmp_path, entry="broken = my_backend:no_such_loader")
     listed = _gelucheck(tmp_path, "list")

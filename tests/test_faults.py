@@ -156,6 +156,7 @@ def _sweep_argv(tmp_path, impl="sweep_impls:dies_once", workers="2"):
             "--json", str(tmp_path / "s.json")]
 
 
+@pytest.mark.slow
 def test_a_killed_sweep_worker_ends_the_run_and_a_rerun_resumes(tmp_path, monkeypatch, capsys):
     from gelucheck.sweep import runner
 
@@ -174,6 +175,7 @@ def test_a_killed_sweep_worker_ends_the_run_and_a_rerun_resumes(tmp_path, monkey
     assert result["n_inputs"] == 0x18000 and result["n_evaluated"] == 0x18000 - kept * (1 << 14)
 
 
+@pytest.mark.slow
 def test_one_ctrl_c_stops_a_parallel_sweep(tmp_path):
     """SIGINT to the process group, as a terminal's Ctrl-C sends it: the sweep ends at once."""
     import os

@@ -71,6 +71,7 @@ def test_missing_backend_is_skipped_with_the_reason(pytester):
     assert "CUDA is not available" in result.stdout.str()
 
 
+@pytest.mark.slow
 def test_benchmarks_stay_out_of_the_default_run(request):
     import subprocess
     import sys

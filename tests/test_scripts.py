@@ -22,6 +22,7 @@ def _run(*argv: str, env: dict | None = None) -> str:
     return done.stdout
 
 
+@pytest.mark.slow
 def test_sweep_time_by_part_splits_the_time_and_times_torch_alone():
     """Every input of the tasks falls in a kind, the closed forms' runs among them, and the
     sweep takes longer than torch alone on them."""
@@ -34,6 +35,7 @@ def test_sweep_time_by_part_splits_the_time_and_times_torch_alone():
     assert ratio and alone and float(ratio.group(1)) > 1 and float(alone.group(2)) > 1
 
 
+@pytest.mark.slow
 def test_sweep_ab_runs_each_setting_in_its_workers():
     """One line per setting, each with its three rounds, from two worker processes."""
     out = _run("sweep-ab.py", "torch:F.gelu", "gelu", "48", "KNOWN_SPAN=2^18",
@@ -63,6 +65,7 @@ def test_sweep_against_alone_times_both_over_every_input():
     assert swept > alone > 0 and ratio == pytest.approx(swept / alone, rel=0.05)
 
 
+@pytest.mark.slow
 def test_sweep_floor_times_the_passes_every_check_must_make():
     """Two implementations over a few spans of the saturated right: each output read, then
     each call's inputs too - both add to the implementations' own time."""

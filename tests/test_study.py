@@ -68,6 +68,7 @@ def test_exact_and_tanh_gelu_differ_per_input_by_at_most_the_forms_gap(study):
     assert 1e-5 < row["activation_drift"]["max_abs"] < 4.7324e-4 + 1e-6
 
 
+@pytest.mark.slow
 def test_two_runs_and_two_workers_give_the_same_bytes(study, tmp_path):
     again = runner.run(SHORT, workers=2, progress=False)
     a, b = tmp_path / "a.json", tmp_path / "b.json"

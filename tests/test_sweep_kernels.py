@@ -511,6 +511,7 @@ print(repr(kernels.score(y, v, unit)[0]))
 """
 
 
+@pytest.mark.slow
 def test_score_sums_alike_compiled_or_loaded_from_the_cache(tmp_path):
     """The sum of the errors is taken in SIMD lanes, in the compiled loop's order: one code,
     whether this process compiled it or numba loaded it from its disk cache. (A cached loop

@@ -176,9 +176,10 @@ def get_format(name: str | Format | np.dtype) -> Format:
 def narrow(values, fmt: str | Format) -> np.ndarray:
     """Round float64 (or float32) values into ``fmt`` once, correctly.
 
-    NumPy rounds float64 to float16 and float32 correctly, but ml_dtypes narrows float64 to
-    bfloat16 through float32, which double-rounds. Rounding to float32 *to odd* first (16 spare
-    bits, the sticky bit kept) makes the second rounding the only one that counts.
+    NumPy rounds float64 to float16 and float32 correctly; ml_dtypes before 0.7 narrowed
+    float64 to bfloat16 through float32, which double-rounds. Rounding to float32 *to odd*
+    first (16 spare bits, the sticky bit kept) makes the second rounding the only one that
+    counts, whichever ml_dtypes is installed.
     """
     fmt = get_format(fmt)
     values = np.asarray(values)

@@ -25,6 +25,7 @@ OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
 PROPERTY = "gelucheck"
 NOTE = "gelucheck-note"
 SWEEP = "gelucheck-sweep"  # exhaustive chunk results, merged by the controller
+COMPILES = "compiles"  # the marker of items whose implementation compiles first (slow)
 
 
 def pytest_addoption(parser):
@@ -72,6 +73,8 @@ def _sweep_results(config, chunks_by_function: dict[str, list[dict]], span) -> l
 def pytest_configure(config):
     config.addinivalue_line("markers", "exhaustive: one chunk of an exhaustive float32 sweep")
     config.addinivalue_line("markers", "consistency: one call path of one implementation")
+    config.addinivalue_line("markers", f"{COMPILES}: an implementation that compiles its "
+                            "kernels before measuring (torch.compile): slow to start")
     directory = config.getoption("--gelucheck-reference-dir")
     if directory:
         os.environ["GELUCHECK_REFERENCE"] = directory
@@ -134,6 +137,13 @@ def _all_formats():
     return list(FORMATS.values())
 
 
+def _marks(*impls) -> list:
+    """An implementation that compiles before its first call (it has a warm-up) costs a
+    compile per dtype and direction: its items carry the ``compiles`` marker, so that a
+    project can keep them out of a quick run (``-m 'not compiles'``) and run them apart."""
+    return [pytest.mark.compiles] if any(i is not None and i.warm_up for i in impls) else []
+
+
 def _skip_params(skipped, *marks):
     return [pytest.param(None, marks=[pytest.mark.skip(reason=f"backend {n}: {why}"), *marks],
                          id=f"{n}-unavailable") for n, why in skipped]
@@ -143,7 +153,8 @@ def pytest_generate_tests(metafunc):
     if "accuracy_case" in metafunc.fixturenames:
         impls, dtypes, skipped = _selected_implementations(metafunc.config)
         wanted = getattr(metafunc.function, "gelucheck_functions", None)
-        params = [pytest.param((i, d), id=f"{i.id}-{i.function.name}-{d.name}")
+        params = [pytest.param((i, d), id=f"{i.id}-{i.function.name}-{d.name}",
+                               marks=_marks(i))
                   for i in impls for d in dtypes
                   if d in i.dtypes and (wanted is None or i.function.name in wanted)]
         metafunc.parametrize("accuracy_case", params + _skip_params(skipped))
@@ -155,7 +166,7 @@ def pytest_generate_tests(metafunc):
         from .checks.drift import pairs
 
         impls, dtypes, skipped = _selected_implementations(metafunc.config)
-        params = [pytest.param((e, t, d),
+        params = [pytest.param((e, t, d), marks=_marks(e, t),
                                id=f"{e.id if e else 'reference:gelu'}-vs-{t.id}-{d.name}")
                   for e, t in pairs(impls) for d in dtypes
                   if d in t.dtypes and (e is None or d in e.dtypes)]
@@ -174,7 +185,8 @@ def _consistency_params(metafunc):
             if fmt not in impl.dtypes:
                 continue
             names = list(generic_paths(impl, fmt)) + list(impl.paths(fmt) if impl.paths else [])
-            params += [pytest.param((impl, fmt, name), marks=pytest.mark.consistency,
+            params += [pytest.param((impl, fmt, name),
+                                    marks=[pytest.mark.consistency, *_marks(impl)],
                                     id=f"{impl.id}-{impl.function.name}-{fmt.name}-{name}")
                        for name in dict.fromkeys(names)]
     metafunc.parametrize("consistency_case",
