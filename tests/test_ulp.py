@@ -76,8 +76,12 @@ def test_float64_exact_pair_by_hand():
 
 
 def test_abs_error():
-    assert abs_error(np.float32(1.5), 1.25) == 0.25
-    assert abs_error([0.0], Exact([0.0], [0.5]))[0] == 2.0**-1075
+    assert abs_error(np.float32(1.5), 1.25, FLOAT32) == 0.25
+    assert abs_error([0.0], Exact([0.0], [0.5]), FLOAT64)[0] == 2.0**-1075
+    # the residual is in ulps of the format it rounds to: a float16 exact value 0.25 ulp
+    # (2^-12) above 1, computed as 1 + 2^-10, is 0.75 ulp = 3 * 2^-12 off
+    assert abs_error([1 + 2.0**-10], Exact([1.0], [0.25]), FLOAT16)[0] == 3 * 2.0**-12
+    assert abs_error([0.0], Exact([0.0], [0.5]), FLOAT16)[0] == 2.0**-25
 
 
 def _dyadic(value: float) -> tuple[int, int]:

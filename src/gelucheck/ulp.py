@@ -90,12 +90,13 @@ def ulp_error(computed, exact, fmt: str | Format) -> np.ndarray:
     return _special(y, v, err)
 
 
-def abs_error(computed, exact) -> np.ndarray:
-    """|computed - exact| in float64 (inf where ulp_error is infinite)."""
+def abs_error(computed, exact, fmt: str | Format) -> np.ndarray:
+    """|computed - exact| in float64 (inf where ulp_error is infinite); an :class:`Exact`'s
+    residual is in ulps of ``fmt``, the format its rounded values are rounded to."""
     y = _as_float64(computed)
     if isinstance(exact, Exact):
         v = exact.rounded
-        unit = _ulp_of_exact(exact, _FLOAT64)
+        unit = _ulp_of_exact(exact, get_format(fmt))
         with np.errstate(invalid="ignore", over="ignore"):
             err = np.abs((y - v) - exact.residual * unit)
     else:
@@ -104,5 +105,3 @@ def abs_error(computed, exact) -> np.ndarray:
             err = np.abs(y - v)
     return _special(y, v, err)
 
-
-_FLOAT64 = get_format("float64")

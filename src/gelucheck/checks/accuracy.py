@@ -47,7 +47,7 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
         return result
     exact = data.exact(tab, function)
     errors = ulp_error(y, exact, fmt)
-    absolute = abs_error(y, exact)
+    absolute = abs_error(y, exact, fmt)
     wrong = ~correctly_rounded(y, tab.rounded(function))
     i = worst_index(errors)
     j = worst_index(absolute)
