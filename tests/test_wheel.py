@@ -121,3 +121,49 @@ def test_pytest_in_the_users_project(installed, project):
                  "gelu", "--gelucheck-dtype", "float16", "-rs"], project)
     assert "no budget is recorded" in done.stdout, done.stdout + done.stderr
     assert done.returncode == 0, done.stdout
+
+
+FAKE_TORCH = "Metadata-Version: 2.1\nName: torch\nVersion: {version}\n"
+
+
+def test_the_torch_extra_keeps_a_newer_torch_a_user_has(installed, tmp_path):
+    """pip install 'gelucheck[torch]' where a torch newer than any gelucheck was tested with is
+    installed: pip keeps it (an extra pinned to this machine's torch would replace it). The
+    torch here is a distribution's metadata alone, and pip only resolves (--dry-run)."""
+    python, _, wheel = installed
+    site = next(Path(python).parents[1].glob("lib/python*/site-packages"))
+    info = site / "torch-99.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(FAKE_TORCH.format(version="99.0"))
+    (info / "INSTALLER").write_text("pip\n")
+    (info / "RECORD").write_text("")
+    try:
+        report = tmp_path / "report.json"
+        done = _run([python, "-m", "pip", "install", "--dry-run", "--report", report,
+                     f"{wheel}[torch]"], tmp_path)
+        assert done.returncode == 0, done.stderr[-2000:]
+        import json
+
+        names = [i["metadata"]["name"] for i in json.loads(report.read_text())["install"]]
+        assert "torch" not in names and "gelucheck" in names
+    finally:
+        import shutil
+
+        shutil.rmtree(info)
+
+
+def test_the_torch_extra_leaves_an_installed_torch_as_it_is(tmp_path):
+    """The issue's case as a user meets it: a venv with torch 2.13.0 (this machine's CPU
+    build), then the wheel with '[torch]': torch's version is the same after."""
+    build = tmp_path / "wheel"
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(build),
+                    str(ROOT)], check=True)
+    (wheel,) = build.glob("gelucheck-*.whl")
+    venv.create(tmp_path / "venv", with_pip=True)
+    python = tmp_path / "venv" / "bin" / "python"
+    version = [str(python), "-c", "import torch; print(torch.__version__)"]
+    subprocess.run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], check=True)
+    before = subprocess.run(version, check=True, capture_output=True, text=True).stdout
+    subprocess.run([str(python), "-m", "pip", "install", "-q", f"{wheel}[torch]"], check=True)
+    after = subprocess.run(version, check=True, capture_output=True, text=True).stdout
+    assert before.startswith("2.13.0") and after == before

@@ -1,0 +1,185 @@
+"""The verdict on a measurement against its budget (gelucheck.budgets holds the budgets
+themselves): worse than recorded fails; clearly better is reported so that the budget can be
+tightened, and fails where the budget records a known defect, since the record of the defect
+is then out of date (the suite turns red the day accuracy regresses - or improves)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding, SweepResult
+
+if TYPE_CHECKING:
+    from .budgets import Budgets
+
+# "Clearly better": under half the budget and at least a quarter ulp below it.
+BETTER_FACTOR = 0.5
+BETTER_MARGIN = 0.25
+
+
+@dataclass
+class Verdict:
+    worse: list[str] = field(default_factory=list)
+    better: list[str] = field(default_factory=list)
+    missing: bool = False
+    defects: list[str] = field(default_factory=list)
+
+    @property
+    def failed(self) -> bool:
+        return self.missing or bool(self.worse) or bool(self.better and self.defects)
+
+    def message(self) -> str:
+        if self.missing:
+            return ("no budget recorded: record one with `gelucheck budgets --write FILE` "
+                    "(gelucheck's own: src/gelucheck/data/budgets.toml)")
+        lines = [f"worse than budget: {w}" for w in self.worse]
+        if self.better and self.defects:
+            lines += [f"better than budget, yet recorded as known defect(s) "
+                      f"{', '.join(self.defects)} - fixed? update the budget: {b}"
+                      for b in self.better]
+        elif self.better:
+            lines += [f"better than budget, can be tightened: {b}" for b in self.better]
+        return "; ".join(lines)
+
+
+def _compare_counts(what: str, measured: int, budget: int, verdict: Verdict) -> None:
+    if measured > budget:
+        verdict.worse.append(f"{what}: {measured} > {budget}")
+    elif measured < budget:
+        verdict.better.append(f"{what}: {measured} < {budget}")
+
+
+def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -> None:
+    if measured > budget and not (math.isinf(measured) and math.isinf(budget)):
+        verdict.worse.append(f"{what} {measured:.4g} > {budget:.4g}")
+    elif measured < budget * BETTER_FACTOR and budget - measured > BETTER_MARGIN:
+        verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
+
+
+PARTS = ("ulp", "specials", "minimum", "sign", "consistency", "fingerprint")
+
+
+def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
+    """A result vs its budget, on whichever of the figures, the minimum and the special
+    inputs it holds. The defects that count are those that explain those parts (a defect's
+    ``affects`` list; all parts when it has none)."""
+    entry = budgets.get(result)
+    verdict = Verdict()
+    if entry is None:
+        verdict.missing = True
+        return verdict
+    held = {"ulp": result.figures is not None, "minimum": result.minimum is not None,
+            "specials": result.specials is not None, "sign": result.sign is not None,
+            "fingerprint": result.fingerprint is not None}
+    verdict.defects = [d for d in entry.get("defects", [])
+                       if any(held.get(p, False) for p in budgets.defects[d].get("affects", PARTS))]
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+    figures = result.figures
+    if figures is not None:
+        _compare_ulps("max ulp", figures.max_ulp, entry["max_ulp"], verdict)
+        if entry["max_ulp"] <= 0.5:  # "correctly rounded" up to a recorded count of misses
+            allowed, count = entry.get("not_correctly_rounded", 0), figures.not_correctly_rounded
+            if count > allowed:
+                verdict.worse.append(f"{count} results not correctly rounded, the budget "
+                                     f"allows {allowed}")
+            elif count < allowed:
+                verdict.better.append(f"{count} results not correctly rounded, the budget "
+                                      f"allows {allowed}")
+        for region in figures.regions:
+            if region.name in entry.get("regions", {}):
+                _compare_ulps(f"max ulp in {region.name}", region.max_ulp,
+                              entry["regions"][region.name], verdict)
+    minimum = result.minimum
+    if isinstance(minimum, MinimumFinding) and "minimum_value_ulp" in entry:
+        _compare_ulps("ulp error of the minimum value", minimum.value_ulp_error,
+                      entry["minimum_value_ulp"], verdict)
+        was, now = entry["true_argmin_on_plateau"], minimum.true_argmin_on_plateau
+        if was and not now:
+            verdict.worse.append("x* no longer on the plateau of smallest outputs")
+        elif now and not was:
+            verdict.better.append("x* now on the plateau of smallest outputs")
+    if isinstance(result.sign, SignFinding) and "wrong_sign" in entry:
+        _compare_counts("results of the wrong sign or falsely zero",
+                        result.sign.n_wrong_sign + result.sign.n_false_zero,
+                        entry["wrong_sign"], verdict)
+        if entry.get("x_star_in_crossing") and not result.sign.x_star_in_crossing:
+            verdict.worse.append("the computed derivative no longer changes sign at x*")
+    if result.fingerprint is not None and "fingerprint" in entry:
+        _judge_fingerprint(result.fingerprint, entry["fingerprint"], budgets, entry, verdict)
+    if isinstance(result.specials, dict) and "specials_failing" in entry:
+        failing = set(result.failing_specials)
+        recorded = set(entry["specials_failing"])
+        if failing - recorded:
+            verdict.worse.append(f"special inputs now wrong: {sorted(failing - recorded)}")
+        if recorded - failing:
+            verdict.better.append(f"special inputs now right: {sorted(recorded - failing)}")
+    return verdict
+
+
+def judge_consistency(result: ConsistencyResult, budgets: Budgets) -> Verdict:
+    """Each path's count of outputs that differ from the bulk result, against the counts the
+    budget records (``inconsistent``, path -> count; a path not listed: none may differ)."""
+    entry = budgets.entries.get(result.identity.key)
+    verdict = Verdict()
+    if entry is None or "inconsistent" not in entry:
+        verdict.missing = True
+        return verdict
+    verdict.defects = [d for d in entry.get("defects", [])
+                       if "consistency" in budgets.defects[d].get("affects", PARTS)]
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+    recorded = entry["inconsistent"]
+    for path in result.paths:
+        if path.error:
+            verdict.worse.append(f"path {path.name} failed: {path.error}")
+            continue
+        _compare_counts(f"outputs of path {path.name} that differ from the bulk result",
+                        path.n_differ, recorded.get(path.name, 0), verdict)
+    return verdict
+
+
+SWEEP_KEY = "sweep"  # the entry's table of figures over all 2^32 float32 inputs
+
+
+def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:
+    """An exhaustive sweep against the sweep figures its budget records (``sweep`` in the
+    float32 entry: max ulp overall and per region, the share correctly rounded) over the same
+    range of encodings - a part is not comparable with the whole."""
+    entry = budgets.entries.get(result.identity.key)
+    verdict = Verdict()
+    if entry is None or SWEEP_KEY not in entry or entry[SWEEP_KEY].get("range") != result.range:
+        verdict.missing = True
+        return verdict
+    verdict.defects = list(entry.get("defects", []))
+    recorded = entry[SWEEP_KEY]
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+        return verdict
+    f = result.figures
+    where = f" (worst x = {f.worst_input!r}, {f.worst_input_hex})"
+    _compare_ulps("max ulp over all float32" + where, f.max_ulp, recorded["max_ulp"], verdict)
+    for region in f.regions:
+        if region.name in recorded.get("regions", {}):
+            _compare_ulps(f"max ulp in {region.name} (worst x = {region.worst_input!r}, "
+                          f"{region.worst_input_hex})", region.max_ulp,
+                          recorded["regions"][region.name], verdict)
+    share, floor = result.correctly_rounded_fraction, recorded["correctly_rounded"]
+    if share < floor:
+        verdict.worse.append(f"correctly rounded {share:.6%} < {floor:.6%}")
+    elif share > floor + 1e-4:
+        verdict.better.append(f"correctly rounded {share:.6%} > {floor:.6%}")
+    return verdict
+
+
+def _judge_fingerprint(found, recorded: str, budgets: Budgets, entry: dict,
+                       verdict: Verdict) -> None:
+    """The formula the outputs compute is recorded; a different one is a change either way,
+    and one that is not the declared formula must be a recorded defect."""
+    if found.formula != recorded:
+        verdict.worse.append(f"fingerprint changed: it computed {recorded}, now {found.formula}")
+    explained = any("fingerprint" in budgets.defects[d].get("affects", PARTS)
+                    for d in entry.get("defects", []))
+    if found.mismatch and not explained:
+        verdict.worse.append(f"declared {found.declared}, its outputs compute {found.formula}")
