@@ -2,6 +2,7 @@
 with exit 0, never a hang, never a traceback for bad input or damaged data."""
 import json
 import math
+import re
 import shutil
 from fractions import Fraction
 from pathlib import Path
@@ -263,7 +264,8 @@ def test_resuming_after_the_code_changed_is_refused(tmp_path, monkeypatch, capsy
      "unknown backend 'nosuch'; valid choices: numpy, scipy"),
     (["sweep", "--function", "gelu", "--backend", "torch:nope", "--workers", "2"],
      "unknown implementation 'torch:nope'; torch offers: F.gelu"),
-    (["check", "--impl", "user_impls:torch_gelu", "--device", "cuda"], "needs --framework torch"),
+    (["check", "--impl", "user_impls:torch_gelu", "--function", "gelu", "--device", "cuda"],
+     "needs --framework torch"),
 ])
 def test_bad_values_are_refused_at_once(argv, words, capsys):
     assert main(argv) == 2
@@ -309,17 +311,17 @@ def test_a_missing_budgets_file_is_named(tmp_path, capsys):
     ("user_impls:segfaults", "killed by SIGSEGV"),
 ])
 def test_a_hanging_or_crashing_implementation_is_its_own_error(tmp_path, capsys, spec, words):
-    status, results = _check_json(tmp_path, "--impl", spec, "--timeout", "2",
-                                  "--dtype", "float16", "--dtype", "bfloat16")
+    status, results = _check_json(tmp_path, "--impl", spec, "--function", "gelu", "--timeout",
+                                  "2", "--dtype", "float16", "--dtype", "bfloat16")
     assert status == 2 and len(results) == 2
     assert all(words in r["error"] for r in results), [r["error"] for r in results]
 
 
 def test_an_isolated_implementation_measures_the_same(tmp_path):
     status, direct = _check_json(tmp_path, "--impl", "user_impls:gelu_float64_then_round",
-                                 "--dtype", "bfloat16")
+                                 "--function", "gelu", "--dtype", "bfloat16")
     status, isolated = _check_json(tmp_path, "--impl", "user_impls:gelu_float64_then_round",
-                                   "--dtype", "bfloat16", "--isolate")
+                                   "--function", "gelu", "--dtype", "bfloat16", "--isolate")
     assert status == 0 and direct[0]["max_ulp"] == isolated[0]["max_ulp"] <= 0.5
 
 
@@ -332,10 +334,13 @@ def test_max_ulp_gates_overall_and_by_region(tmp_path, capsys):
     assert main(["check", "--impl", "sweep_impls:planted", "--function", "gelu",
                  "--dtype", "float32", "--max-ulp", "0.5", "--no-progress"]) == 1
     out = capsys.readouterr().out
-    assert "FAIL user:sweep_impls:planted gelu float32: max ulp" in out
+    # within half an ulp, yet not correctly rounded (the subnormal ties of x·ndtr in float64)
+    assert re.search(r"FAIL user:sweep_impls:planted gelu float32: [1-9][\d,]* results not "
+                     r"correctly rounded \(a tie rounded the wrong way", out)
     pytest.importorskip("torch", reason="torch is not installed")
+    # 2.04 ulp at -4.09 (docs/design.md)
     torch_gelu = ["check", "--impl", "user_impls:torch_gelu", "--framework", "torch",
-                  "--dtype", "float16", "--no-progress"]  # 2.04 ulp at -4.09 (docs/design.md)
+                  "--function", "gelu", "--dtype", "float16", "--no-progress"]
     assert main([*torch_gelu, "--max-ulp", "x<-5=2", "--max-ulp=-5<=x<-1=2.5"]) == 0
     assert main([*torch_gelu, "--max-ulp=-5<=x<-1=2"]) == 1
     assert "in -5<=x<-1" in capsys.readouterr().out

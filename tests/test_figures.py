@@ -29,7 +29,7 @@ def _ulps_from_mpmath(y: float, x: float) -> float:
         return float(abs(mpmath.mpf(y) - v) / mpmath.mpf(2) ** (e - 10))
 
 
-def _planted(changes: dict[float, float] | None = None, name: str = "planted"):
+def _planted(changes: dict[float, float] | None = None, name: str = "planted", **options):
     """Correctly rounded GELU (the stored rounded values, looked up by input), but the value
     given in ``changes`` at each of its inputs."""
     tab = data.table(FLOAT16)
@@ -43,7 +43,7 @@ def _planted(changes: dict[float, float] | None = None, name: str = "planted"):
             y[x == np.float16(at)] = np.float16(value)
         return y
 
-    return Implementation("test", name, "gelu", kernel, native=("float16",))
+    return Implementation("test", name, "gelu", kernel, **{"native": ("float16",), **options})
 
 
 def _next_up(v: float, steps: int = 1) -> float:
@@ -132,6 +132,8 @@ def test_all_nan_is_said_and_a_raise_is_a_failure():
                          native=("float16",))
     result = accuracy.measure(nan, FLOAT16)
     assert result.all_nan and result.figures.n_infinite == len(tab)
+    assert result.figures.mean_ulp == math.inf  # no finite error to average: not NaN
+    assert all(r.mean_ulp == math.inf for r in result.figures.regions)
     assert not accuracy.measure(_planted(), FLOAT16).all_nan
 
     def raises(x):
@@ -242,3 +244,24 @@ def test_fraction_check_of_the_planted_figure(exact_at_x0):
     v = Fraction(str(mpmath.nstr(_gelu_mp(X0), 45)))
     expected = abs(Fraction(wrong) - v) / Fraction(1, 1024)
     assert float(expected) == pytest.approx(_ulps_from_mpmath(wrong, X0), rel=1e-12)
+
+
+def test_the_result_says_what_was_measured_how_and_where():
+    impl = _planted(description="planted, correctly rounded")
+    result = accuracy.measure(impl, FLOAT16, backend_version="v1.2")
+    assert result.reference == "gelu" and result.description == "planted, correctly rounded"
+    assert result.how == "native" and result.identity.backend_version == "v1.2"
+    assert [(r.lo, r.hi) for r in result.figures.regions] == [
+        (-math.inf, -5.0), (-5.0, -1.0), (-1.0, 0.0), (0.0, 1.0), (1.0, 5.0), (5.0, math.inf)]
+
+
+def test_a_wider_computation_is_said_in_how():
+    tab = data.table(FLOAT16)
+    rounded, x16 = tab.rounded("gelu"), tab.x
+    index = {float(v): i for i, v in enumerate(x16)}
+    wide = Implementation("test", "wide", "gelu",
+                          lambda x: np.array([rounded[index[float(v)]] for v in x], np.float64),
+                          native=("float64",), wider={"float16": "float64"})
+    result = accuracy.measure(wide, FLOAT16)
+    assert result.how == wide.how(FLOAT16) and "float64" in result.how
+    assert result.figures.not_correctly_rounded == 0

@@ -117,3 +117,53 @@ def test_narrow_avoids_the_bfloat16_double_rounding():
     got = narrow(x, BFLOAT16).astype(np.float64)
     assert got[0] == 1 + 2.0**-7 and got[1] == -(1 + 2.0**-7) and got[2] == np.inf
     assert np.isnan(got[3])
+
+
+def test_ulp_of_takes_any_real_array():
+    """float32 and integer arrays are read as the values they hold, not as their bits."""
+    assert FLOAT16.ulp_of(np.array([1.0, 2.0], np.float32)).tolist() == [2.0**-10, 2.0**-9]
+    assert FLOAT32.ulp_of([1, 4]).tolist() == [2.0**-23, 2.0**-21]
+
+
+def test_hex_is_fixed_width():
+    assert FLOAT32.hex(np.float32(2.0**-149)) == "0x00000001"
+    assert FLOAT16.hex(np.float16(-0.0)) == "0x8000"
+    assert FLOAT64.hex(5e-324) == "0x0000000000000001"
+
+
+def test_step_keeps_the_format_and_crosses_zero_to_plus_zero():
+    up = FLOAT16.step([1.0], 1)
+    assert up.dtype == np.float16 and up.tolist() == [1 + 2.0**-10]
+    zero = FLOAT32.step(np.float32(-(2.0**-149)), 1)
+    assert zero.dtype == np.float32 and int(FLOAT32.bits_of(zero)) == 0
+
+
+def test_narrow_returns_the_format_and_warns_of_nothing():
+    import warnings
+
+    x = np.array([1e300, -1e300, np.nan, np.inf, 1.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for fmt in (FLOAT16, BFLOAT16, FLOAT32):
+            got = narrow(x, fmt)
+            assert got.dtype == fmt.dtype
+            assert got.astype(np.float64)[[0, 1, 3, 4]].tolist() == [np.inf, -np.inf, np.inf,
+                                                                       1.5]
+
+
+@pytest.mark.parametrize("x, expected", [
+    (1 + 2.0**-8, 1.0),  # a bfloat16 tie, exact in float32: to even, down
+    (1 + 3 * 2.0**-8, 1 + 2.0**-6),  # a tie, exact in float32: to even, up
+    (0.5 + 2.0**-9 - 2.0**-40, 0.5),  # below a tie; float32 rounds it up onto the tie
+    (-(0.5 + 2.0**-9 - 2.0**-40), -0.5),
+    (0.5 + 2.0**-9 + 2.0**-40, 0.5 + 2.0**-8),  # above a tie; float32 rounds it down onto it
+])
+def test_narrow_to_bfloat16_at_and_near_ties(x, expected):
+    assert float(narrow(np.array([x]), BFLOAT16)[0]) == expected
+
+
+def test_unknown_dtype_says_what_it_is():
+    with pytest.raises(UsageError, match="^unknown dtype 'float8'; valid choices"):
+        get_format("float8")
+    with pytest.raises(UsageError, match="^unknown dtype 'int32'; valid choices"):
+        get_format(np.dtype(np.int32))

@@ -62,6 +62,9 @@ def _verdict(result, **entry):
     (4.999, 10.0, False, True),
     (0.3, 0.5, False, False),  # under half, but not a quarter ulp below
     (0.2499, 0.5, False, True),
+    (0.1, 0.3, False, False),  # under half, 0.2 below: not a quarter ulp
+    (0.125, 0.375, False, False),  # exactly a quarter ulp below: not more
+    (0.124, 0.375, False, True),
     (math.inf, math.inf, False, False),
     (math.inf, 1e30, True, False),
     (1e30, math.inf, False, True),
@@ -124,6 +127,34 @@ def test_better_than_a_known_defect_fails_and_says_so():
     assert v.failed and v.defects == ["tail"]
     assert v.message() == ("better than budget, yet recorded as known defect(s) tail - fixed? "
                            "update the budget: max ulp 1 < 10")
+
+
+def test_the_missing_message_names_the_command_and_gelucheck_s_own_file():
+    assert judge.Verdict(missing=True).message() == (
+        "no budget recorded: record one with `gelucheck budgets --write FILE` "
+        "(gelucheck's own: src/gelucheck/data/budgets.toml)")
+
+
+def test_better_with_defects_keeps_the_worse_findings_and_names_every_defect():
+    v = judge.Verdict(worse=["a"], better=["b"], defects=["d1", "d2"])
+    assert v.message() == ("worse than budget: a; better than budget, yet recorded as known "
+                           "defect(s) d1, d2 - fixed? update the budget: b")
+
+
+@pytest.mark.parametrize("part, result", [
+    ("minimum", _result(minimum=MinimumFinding(-0.75, -0.75, -0.75, -0.75, 1, True, 1,
+                                               [-0.8, -0.7], -0.17, -0.17, True, 0.1))),
+    ("sign", _result(sign=SignFinding(0, 0, [], -0.75, -0.76, -0.74, 1, True))),
+    ("specials", _result(specials={})),
+    ("fingerprint", _result(fingerprint=Fingerprint("exact", "exact", 1, 1.0, {}))),
+])
+def test_a_defect_of_one_part_counts_where_that_part_is_measured(part, result):
+    b = Budgets(entries={KEY: {"defects": ["only"]}},
+                defects={"only": {"reason": "r", "affects": [part]}})
+    assert judge.judge(result, b).defects == ["only"]
+    other = "ulp" if part != "ulp" else "sign"
+    b.defects["only"]["affects"] = [other]
+    assert judge.judge(result, b).defects == []
 
 
 def test_messages_list_every_finding():
@@ -195,6 +226,9 @@ def test_the_fingerprint():
     explained = _verdict(_result(fingerprint=_print("tanh")), fingerprint="tanh",
                          defects=["form"])
     assert explained.worse == [] and explained.defects == ["form"]
+    every_part = _verdict(_result(fingerprint=_print("tanh")), fingerprint="tanh",
+                          defects=["tail"])  # a defect that names no part explains all
+    assert every_part.worse == [] and every_part.defects == ["tail"]
     unexplained = _verdict(_result(fingerprint=_print("tanh")), fingerprint="tanh",
                            defects=["ulp-only"])
     assert unexplained.worse == ["declared exact, its outputs compute tanh"]
@@ -230,10 +264,10 @@ def _paths(*paths):
 
 
 def test_consistency_counts_per_path_and_a_path_not_recorded_may_not_differ():
-    b = _budgets(inconsistent={"one-element": 3}, defects=["paths", "ulp-only"])
+    b = _budgets(inconsistent={"one-element": 3}, defects=["tail", "paths", "ulp-only"])
     v = judge.judge_consistency(_paths(PathFigures("one-element", 10, n_differ=3),
                                        PathFigures("0-d", 10, n_differ=0)), b)
-    assert v.worse == [] and v.better == [] and v.defects == ["paths"]
+    assert v.worse == [] and v.better == [] and v.defects == ["tail", "paths"]
     v = judge.judge_consistency(_paths(PathFigures("one-element", 10, n_differ=4),
                                        PathFigures("0-d", 10, n_differ=1)), b)
     assert v.worse == [
@@ -246,8 +280,10 @@ def test_consistency_counts_per_path_and_a_path_not_recorded_may_not_differ():
 
 def test_consistency_failures_and_missing_entries():
     b = _budgets(inconsistent={})
-    v = judge.judge_consistency(_paths(PathFigures("0-d", 1, error="ValueError: no")), b)
-    assert v.worse == ["path 0-d failed: ValueError: no"]
+    v = judge.judge_consistency(_paths(PathFigures("0-d", 1, error="ValueError: no"),
+                                       PathFigures("one-element", 1, n_differ=1)), b)
+    assert v.worse == ["path 0-d failed: ValueError: no", "outputs of path one-element that "
+                       "differ from the bulk result: 1 > 0"]
     r = _paths()
     r.failure = Failure("boom")
     assert judge.judge_consistency(r, b).worse == ["could not be measured: boom"]
@@ -293,9 +329,57 @@ def test_a_sweep_better_in_correct_rounding_beyond_the_noise():
     assert v.better == ["correctly rounded 99.011000% > 99.000000%"] and v.worse == []
 
 
+def test_a_sweep_share_exactly_at_the_noise_bound_is_not_better():
+    """0.9901 is exactly the record 0.99 plus 1e-4 in float64: not beyond it."""
+    v = judge.judge_sweep(_sweep(wrong=99, n=10_000), _sweep_budgets())
+    assert 1 - 99 / 10_000 == 0.99 + 1e-4 and v.better == []
+
+
+def test_a_sweep_record_with_no_regions_nor_defects():
+    b = _budgets(sweep={"range": RANGE, "max_ulp": 2.0, "correctly_rounded": 0.99})
+    v = judge.judge_sweep(_sweep(region=50.0), b)
+    assert v.worse == [] and v.defects == []
+
+
 def test_a_sweep_over_another_range_or_unrecorded_is_missing():
     assert judge.judge_sweep(_sweep(range_=["0x0", "0x10"]), _sweep_budgets()).missing
     assert judge.judge_sweep(_sweep(), _budgets(max_ulp=1.0)).missing
     assert judge.judge_sweep(_sweep(), Budgets(defects=DEFECTS)).missing
     v = judge.judge_sweep(_sweep(failure=Failure("died")), _sweep_budgets())
     assert v.worse == ["could not be measured: died"]
+
+
+# -- no budget: the stated default ---------------------------------------------------------
+
+def test_the_default_holds_a_correctly_rounded_result():
+    good = _result(figures=_figures(0.5, regions={}), specials={
+        "+inf": SpecialOutcome(math.inf, math.inf, math.inf, True)},
+        minimum=_minimum(0.5, True), sign=_sign(0, 0), fingerprint=_print("exact"))
+    v = judge.judge_default(good)
+    assert v.worse == [] and not v.failed and judge.DEFAULT_MAX_ULP == 0.5
+
+
+def test_the_default_names_each_way_a_result_misses_it():
+    bad = _result(figures=_figures(0.5, regions={}, not_correctly_rounded=2), specials={
+        "-inf": SpecialOutcome(-math.inf, -0.0, math.nan, False)},
+        minimum=_minimum(0.7, False), sign=_sign(1, 2, False), fingerprint=_print("tanh"))
+    assert judge.judge_default(bad).worse == [
+        "2 results not correctly rounded (a tie rounded the wrong way, or a hair past one: "
+        "each scores 0.5 ulp)",
+        "special input -inf: expected -0.0, computed nan",
+        "ulp error of the minimum value 0.7 > 0.5",
+        "x* is not on the plateau of smallest outputs",
+        "1 results of the wrong sign, 2 falsely zero",
+        "the computed derivative does not change sign at x*",
+        "declared exact, its outputs compute tanh"]
+
+
+def test_a_looser_default_allows_its_ulps_and_a_plateau_elsewhere():
+    r = _result(figures=_figures(3.0, regions={}, not_correctly_rounded=40),
+                minimum=_minimum(2.9, False))
+    assert judge.judge_default(r, 3.0).worse == []
+    worse = judge.judge_default(r, 2.0).worse
+    assert worse[0].startswith("max ulp 3 > 2; worst x = -6.0 (0xc0c00000)")
+    assert worse[1] == "ulp error of the minimum value 2.9 > 2"
+    failed = _result(failure=Failure("boom"))
+    assert judge.judge_default(failed).worse == ["could not be measured: boom"]

@@ -77,3 +77,14 @@ def test_the_bfloat16_case_that_double_rounding_gets_wrong():
     assert value(round_exact((1 << 30) + (1 << 22) + 1, -30, BFLOAT16), BFLOAT16) == 1 + 2.0**-7
     assert float(narrow(np.array([x]), BFLOAT16)[0]) == 1 + 2.0**-7
     assert float(narrow(np.array([-x]), BFLOAT16)[0]) == -(1 + 2.0**-7)
+
+
+def test_zero_is_positive_zero_and_its_residual_too():
+    import math
+
+    assert round_exact(0, 0, FLOAT32) == 0 and round_exact(0, -200, FLOAT16) == 0
+    assert math.copysign(1, residual_ulps(0, 0, 0, FLOAT32)) == 1
+    one = int(FLOAT32.bits_of(np.float32(1.0)))
+    # an exact value has a zero residual signed like itself: + for 1, - for -1
+    assert math.copysign(1, residual_ulps(1, 0, one, FLOAT32)) == 1
+    assert math.copysign(1, residual_ulps(-1, 0, one | FLOAT32.sign_bit, FLOAT32)) == -1

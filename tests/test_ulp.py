@@ -157,3 +157,40 @@ def test_ulp_of_the_encoding_equals_the_definition(fmt):
 
     assert fmt.ulp_of(v).tolist() == [by_definition(float(x)) for x in v]
     assert fmt.ulp_of(np.float64(1.0)).shape == ()
+
+
+def test_an_exact_reference_holds_float64_whatever_it_is_given():
+    e = Exact([1, 2], np.array([0.25, -0.5], dtype=np.float32))
+    assert e.rounded.dtype == np.float64 and e.residual.dtype == np.float64
+    assert e.residual.tolist() == [0.25, -0.5]
+    part = e[1:]
+    assert part.rounded.tolist() == [2.0] and part.residual.tolist() == [-0.5]
+
+
+def test_the_metric_warns_of_nothing_on_infinities_nans_and_huge_values():
+    """Overflow and inf - inf are part of the domain (scored inf or 0), not warnings."""
+    import warnings
+
+    huge = np.array([1.7e308, np.inf, np.nan, -1.7e308])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ulp_error(huge, Exact(-huge, np.zeros(4)), FLOAT64)
+        ulp_error(np.float32([3e38, np.inf]), np.array([-3e38, np.inf]), FLOAT32)
+        abs_error(huge, Exact(-huge, np.zeros(4)), FLOAT64)
+        abs_error(huge, -huge, FLOAT64)
+        abs_error([np.inf], Exact([np.inf], [0.0]), FLOAT32)
+
+
+def test_a_difference_past_float64s_range_is_halved_not_infinite():
+    """y = 1.7e308 against -1.7e308: y - r overflows float64; the error is 2y / ulp(y),
+    ulp(y) = 2^(1023-52), by exact rational arithmetic."""
+    y = 1.7e308
+    expected = float(2 * Fraction(y) / Fraction(2) ** (1023 - 52))
+    got = ulp_error([y], Exact([-y], [0.0]), FLOAT64)[0]
+    assert got == expected and np.isfinite(got)
+
+
+def test_the_float64_refusal_says_why():
+    with pytest.raises(TypeError, match=r"^float64 needs an Exact \(rounded, residual\) "
+                       r"reference: no float64 array carries more than 53 bits$"):
+        ulp_error(np.array([1.0]), np.array([1.0]), FLOAT64)

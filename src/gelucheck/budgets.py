@@ -16,6 +16,7 @@ import tomllib
 
 from .errors import UsageError
 from .judge import (  # noqa: F401 - the verdicts, where callers of budgets have found them
+    DEFAULT_MAX_ULP,
     PARTS,
     SWEEP_KEY,
     Verdict,
@@ -53,6 +54,8 @@ def round_up(value: float, digits: int = 3) -> float:
 class Budgets:
     entries: dict[tuple[str, str, str], dict] = field(default_factory=dict)
     defects: dict[str, dict] = field(default_factory=dict)
+    # what a result with no entry is held to (judge.judge_default), e.g. --gelucheck-max-ulp
+    default_max_ulp: float = DEFAULT_MAX_ULP
 
     def get(self, result: AccuracyResult) -> dict | None:
         return self.entries.get(key(result))
@@ -94,13 +97,14 @@ def _check_figures(path: Path, k: tuple, entry: dict) -> None:
 def stale_entries(budgets: Budgets, offered: list, known_backends: list[str]) -> list[str]:
     """Entries that name no implementation a known, available backend offers: a misspelt
     name, or an implementation that was renamed or removed. (A backend that is not installed
-    here keeps its entries silently.)"""
+    here keeps its entries silently; so do a user's callables, where none is offered.)"""
     present = {(i.id, i.function.name, f.name) for i in offered for f in i.dtypes}
     available = {i.backend for i in offered}
+    known = [*known_backends, "user"]
     out = []
     for impl, function, dtype in budgets.entries:
         backend = impl.partition(":")[0]
-        if backend not in known_backends or (backend in available
+        if backend not in known or (backend in available
                                               and (impl, function, dtype) not in present):
             out.append(f"[{impl}.{function}.{dtype}]")
     return out

@@ -22,6 +22,15 @@ def _choices(kind: str, valid):
     return parse
 
 
+def _backend_spec(text: str) -> str:
+    """--backend NAME or NAME:IMPL, the backend's name checked at once (the implementation's
+    when the backend loads)."""
+    from .backends import backend_names
+
+    _choices("backend", backend_names())(text.partition(":")[0])
+    return text
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -83,11 +92,13 @@ def _add_selection(p, backend: bool = True) -> None:
     from .backends import backend_names
 
     if backend:
-        p.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
-                       help=f"a backend: {', '.join(backend_names())} (repeatable; default: "
-                       "every available one)")
+        p.add_argument("--backend", action="append", metavar="NAME[:IMPL]",
+                       type=_backend_spec,
+                       help=f"a backend: {', '.join(backend_names())}, or one implementation "
+                       "of it, e.g. torch:F.gelu (repeatable; default: every available one)")
     p.add_argument("--function", action="append", type=_choices("function", FUNCTIONS),
-                   help=f"a function: {', '.join(FUNCTIONS)} (repeatable; default: all)")
+                   help=f"a function: {', '.join(FUNCTIONS)} (repeatable; default: all of the "
+                   "backends'; with --impl, required: what your callable computes)")
     p.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS),
                    help=f"a dtype: {', '.join(FORMATS)} (repeatable; default: all)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -95,6 +106,14 @@ def _add_selection(p, backend: bool = True) -> None:
     p.add_argument("--budgets", metavar="FILE", help="judge the results against a budgets "
                    "file (exit 1 if any is worse)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_impl(p) -> None:
+    """--impl (repeatable) and how a user's callable is called."""
+    p.add_argument("--impl", action="append", default=[], metavar="MOD:FN",
+                   help="your callable, e.g. mypkg.act:gelu (repeatable; imported from the "
+                   "current folder too); --function says what it computes")
+    _add_user_options(p)
 
 
 def _add_user_options(p) -> None:
@@ -118,15 +137,15 @@ def _add_measure(sub) -> None:
     listing.add_argument("--fingerprint", action="store_true",
                          help="also which GELU form each implementation computes, per dtype, "
                          "read off its outputs (runs each on the stored inputs)")
-    check = sub.add_parser("check", help="measure one backend or your own implementation")
+    check = sub.add_parser("check", help="measure backends or your own implementations, side "
+                           "by side in one table")
     _add_selection(check, backend=False)
-    who = check.add_mutually_exclusive_group(required=True)
-    who.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
-                     help=f"a backend to measure: {', '.join(backend_names())} (repeatable); "
-                     "an unavailable one is an error")
-    who.add_argument("--impl", metavar="MOD:FN", help="your callable, e.g. mypkg.act:gelu "
-                     "(imported from the current folder too)")
-    _add_user_options(check)
+    check.add_argument("--backend", action="append", metavar="NAME[:IMPL]",
+                       type=_backend_spec,
+                       help=f"a backend to measure: {', '.join(backend_names())}, or one "
+                       "implementation of it, e.g. torch:F.gelu (repeatable); an unavailable "
+                       "one is an error")
+    _add_impl(check)
     check.add_argument("--max-ulp", action="append", default=[], metavar="[REGION=]N",
                        type=_gate,
                        help="exit 1 if the max ulp error exceeds N, overall or in a region "
@@ -137,8 +156,10 @@ def _add_measure(sub) -> None:
                        "±max, ±min subnormal) misses its limit")
     _add_isolation(check)
     _add_levels(check)
-    report = sub.add_parser("report", help="the whole accuracy matrix of every available backend")
+    report = sub.add_parser("report", help="the whole accuracy matrix of every available "
+                            "backend (and your --impl beside them)")
     _add_selection(report)
+    _add_impl(report)
     _add_isolation(report)
     _add_levels(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
@@ -157,6 +178,7 @@ def _add_measure(sub) -> None:
         "paths (alone, short arrays, strided and transposed views, module/out=/compiled "
         "calls, one thread) against its bulk result")
     _add_selection(consistency)
+    _add_impl(consistency)
     consistency.add_argument("--workers", type=_positive, default=os.cpu_count() or 1,
                              help="processes (default: the number of cores)")
     consistency.add_argument("--write-budgets", metavar="FILE",
@@ -168,12 +190,14 @@ def _add_measure(sub) -> None:
     for which in ("first", "second"):
         pair.add_argument(which, metavar=which.upper(), help="backend:name[@function], e.g. "
                           "torch:F.gelu@gelu or onnxruntime:Gelu@gelu_tanh (the function may be "
-                          "left out where the name has one, or gelu among several)")
+                          "left out where the name has one, or gelu among several), or your "
+                          "callable as user:MOD:FN@function")
     pair.add_argument("--dtype", action="append", type=_choices("dtype", FORMATS),
                       help=f"a dtype: {', '.join(FORMATS)} (repeatable; default: every dtype "
                       "both take)")
     pair.add_argument("--json", metavar="FILE", help="write the results as JSON")
     pair.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
+    _add_user_options(pair)
     bench = sub.add_parser("bench", help="benchmark runs (pytest-benchmark JSON)")
     bench_sub = bench.add_subparsers(dest="action", required=True)
     bench_compare = bench_sub.add_parser(
@@ -192,7 +216,11 @@ def _add_measure(sub) -> None:
     compare.add_argument("old", help="the earlier JSON report")
     compare.add_argument("new", help="the later JSON report")
     compare.add_argument("--fail-on-regression", action="store_true",
-                         help="exit 1 when anything got worse")
+                         help="exit 1 when anything got worse, or a result of the old report "
+                         "has no counterpart in the new one")
+    compare.add_argument("--allow-missing", action="store_true",
+                         help="with --fail-on-regression: a result missing from the new report "
+                         "is no failure")
     sweep = sub.add_parser("sweep", help="every float32 input (or a --range of encodings) of "
                            "one or more implementations, against one reference pass")
     sweep.add_argument("--backend", action="append", default=[], metavar="NAME[:IMPL]",
@@ -227,8 +255,11 @@ def _add_measure(sub) -> None:
                          "src/gelucheck/data/budgets.toml)")
     budgets.add_argument("--backend", action="append", type=_choices("backend", backend_names()),
                          help="measure only this backend (repeatable; default: every available "
-                         "one); the others keep their entries, e.g. torch-cuda measured on a "
-                         "GPU machine")
+                         "one, or none with --impl); the others keep their entries, e.g. "
+                         "torch-cuda measured on a GPU machine")
+    budgets.add_argument("--function", action="append", type=_choices("function", FUNCTIONS),
+                         help="with --impl: what your callable computes (repeatable)")
+    _add_impl(budgets)
     budgets.add_argument("--from-report", metavar="REPORT.json", action="append",
                          help="record the figures of a saved `gelucheck report --json` instead "
                          "of measuring (repeatable); the others keep their entries")
@@ -278,19 +309,25 @@ def _list(args) -> int:
     return 0
 
 
+def _user_options(args):
+    from .backends import UserOptions
+
+    return UserOptions(getattr(args, "framework", "numpy"), getattr(args, "device", "cpu"),
+                       getattr(args, "isolate", False), getattr(args, "timeout", None),
+                       getattr(args, "autograd", False))
+
+
 def _selected(args) -> list:
-    from .backends import load_user, select
-    from .functions import GELU
+    """The implementations --backend and --impl name (backends.implementations); ``report``
+    measures every backend beside an --impl, the other commands only what is named."""
+    from .backends import implementations
 
-    if getattr(args, "impl", None):
-        return [load_user(args.impl, f, args.framework, args.device,
-                          getattr(args, "isolate", False), getattr(args, "timeout", None),
-                          getattr(args, "autograd", False)) for f in args.function or [GELU]]
-    chosen = select(args.backend, args.function)
-    if getattr(args, "isolate", False) or getattr(args, "timeout", None) is not None:
-        from .backends.isolated import isolate
-
-        chosen.implementations = [isolate(i, args.timeout) for i in chosen.implementations]
+    impls = getattr(args, "impl", None) or []
+    if args.command == "check" and not args.backend and not impls:
+        raise UsageError("check: name what to measure: --backend NAME[:IMPL] or --impl MOD:FN "
+                         "(either repeatable, both together for one table)")
+    chosen = implementations(args.backend, impls, args.function, _user_options(args),
+                             every_backend=args.command == "report" or not impls)
     for name, function, reason in chosen.not_applicable:
         print(f"note: {name} has no {function}: {reason}", file=sys.stderr)
     if args.function and not chosen.implementations and not chosen.unavailable:
@@ -419,6 +456,7 @@ def _measure(args, with_drift: bool) -> int:
         from .levels import save_outputs
 
         save_outputs(results, args.keep_outputs)
+    _print_own_frames(results)
     env = _show(results, json_path, markdown_path)
     failed = [r for r in results if r.failure]
     for r in failed:
@@ -449,6 +487,18 @@ def _measure(args, with_drift: bool) -> int:
             status |= verdict.failed
     status |= _gates(args, results)
     return 2 if failed else status
+
+
+def _print_own_frames(results) -> None:
+    """Where an implementation's own code raised: its frames once per implementation, before
+    the tables (each of which says ERROR for it)."""
+    shown = set()
+    for r in results:
+        failure, identity = r.failure, getattr(r, "identity", None)
+        if failure and failure.traceback and identity and identity.id not in shown:
+            shown.add(identity.id)
+            print(f"{identity.id} raised (first in {identity.function} {identity.dtype}):\n"
+                  f"{failure.traceback}")
 
 
 def _gates(args, results) -> int:
@@ -505,6 +555,10 @@ def _consistency(args) -> int:
     dtypes = args.dtype or list(FORMATS.values())
     results = consistency.run(impls, dtypes, args.workers, progress=not args.no_progress)
     _show(results, json_path, markdown_path)
+    for r in results:  # where the tables show nothing, say that nothing differed
+        if r.failure is None and r.paths and not any(p.n_differ or p.error for p in r.paths):
+            print(f"{r.label}: every path gave the same bits: {r.paths[0].n_inputs:,} inputs "
+                  f"x {len(r.paths)} paths")
     broken = [(r, p) for r in results for p in r.paths if p.error]
     for r, p in broken:
         print(f"ERROR {r.label} path {p.name}: {p.error}")
@@ -545,32 +599,13 @@ def _html(args) -> int:
     return 0
 
 
-def _pair_member(spec: str):
-    """backend:name[@function] -> the one implementation it names (usage errors name the
-    valid choices)."""
-    from .backends import backend_names, find, get_backend
-
-    name, _, function = spec.partition("@")
-    backend = name.partition(":")[0]
-    choose("backend", backend, backend_names())
-    b = get_backend(backend)
-    if not b.available:
-        raise UsageError(f"{spec}: backend {backend} is not available here: {b.reason}")
-    found = find(name, function or None)
-    if len(found) > 1:
-        gelu = [i for i in found if i.function.name == "gelu"]
-        if not gelu:
-            raise UsageError(f"{spec}: {name} computes "
-                             f"{', '.join(i.function.name for i in found)}; add @FUNCTION")
-        found = gelu
-    return found[0]
-
-
 def _drift(args) -> int:
     from . import outputs
+    from .backends import member
     from .checks import drift
 
-    first, second = _pair_member(args.first), _pair_member(args.second)
+    first, second = member(args.first, _user_options(args)), member(args.second,
+                                                                   _user_options(args))
     if first.function.family != second.function.family:
         raise UsageError(f"{args.first} computes {first.function.name} and {args.second} "
                          f"{second.function.name}: not comparable")
@@ -638,9 +673,18 @@ def _study(args) -> int:
 def _compare(args) -> int:
     from .report import compare, jsonio
 
-    diff = compare.compare(jsonio.read(args.old), jsonio.read(args.new))
+    old, new = jsonio.read(args.old), jsonio.read(args.new)
+    diff = compare.compare(old, new)
     print(compare.render(diff))
-    return 1 if args.fail_on_regression and diff["worse"] else 0
+    if not args.fail_on_regression:
+        return 0
+    missing = [] if args.allow_missing else diff["only_old"]
+    if old and len(diff["only_old"]) == len(old):
+        print(f"the reports share no result: nothing of {args.old} was measured in {args.new}")
+    for label in missing:
+        print(f"MISSING {label}: in {args.old}, not in {args.new} (renamed, removed, or not "
+              "measured; --allow-missing accepts that)")
+    return 1 if diff["worse"] or missing else 0
 
 
 def _budgets(args) -> int:
@@ -648,21 +692,23 @@ def _budgets(args) -> int:
 
     from . import budgets as budgets_mod
     from . import matrix
-    from .backends import select
+    from .backends import implementations
     from .report import jsonio
     from .results import AccuracyResult
 
     path = Path(args.write)
     old = budgets_mod.load(path) if path.exists() else budgets_mod.Budgets()
     if args.from_report:
-        if args.backend:
-            raise UsageError("budgets: --backend measures, --from-report reads: give one")
+        if args.backend or args.impl:
+            raise UsageError("budgets: --backend and --impl measure, --from-report reads: "
+                             "give one")
         results = [r for p in args.from_report for r in jsonio.read_report(p)[0]
                    if isinstance(r, AccuracyResult)]
         if not results:
             raise UsageError(f"{', '.join(args.from_report)}: no accuracy results to record")
     else:
-        chosen = select(args.backend)
+        chosen = implementations(args.backend, args.impl, args.function, _user_options(args),
+                                 every_backend=not args.impl)
         if args.backend and chosen.unavailable:  # asked for by name: nothing would be written
             name, reason = chosen.unavailable[0]
             raise UsageError(f"backend {name} is unavailable: {reason}")

@@ -21,7 +21,12 @@ class ReferenceDataError(GelucheckError):
 
 
 class ImplementationError(GelucheckError):
-    """An implementation raised, returned the wrong dtype or shape, or changed its input."""
+    """An implementation raised, returned the wrong dtype or shape, or changed its input;
+    ``traceback``: where it raised, in its own code's frames, when known."""
+
+    def __init__(self, message: str, traceback: str | None = None):
+        super().__init__(message)
+        self.traceback = traceback
 
 
 def choose(kind: str, value, valid: Iterable):

@@ -39,20 +39,21 @@ def breaches(result: AccuracyResult, limits: list[Limit], specials: bool) -> lis
     """What in one result breaks the limits, each with its worst case; [] when it holds."""
     out = []
     f = result.figures
-    if f is None:
-        return out
-    for limit in limits:
+    for limit in limits if f is not None else []:
         figures = f if limit.region == OVERALL else f.region(limit.region)
         if figures is None:
             continue
         wrong = figures.not_correctly_rounded if limit.max_ulp <= 0.5 else 0
-        if figures.max_ulp > limit.max_ulp or wrong:
-            where = "" if limit.region == OVERALL else f" in {limit.region}"
+        where = "" if limit.region == OVERALL else f" in {limit.region}"
+        if figures.max_ulp > limit.max_ulp:
             count = f" ({wrong} not correctly rounded)" if wrong else ""
             out.append(f"max ulp{where} {fmt_ulp(figures.max_ulp)} > {limit.max_ulp:g}{count}; "
                        f"worst x = {figures.worst_input!r} ({figures.worst_input_hex})"
                        + (f": computed {f.computed!r}, exact {f.exact!r}"
                           if limit.region == OVERALL else ""))
+        elif wrong:  # within half an ulp, and still not correctly rounded
+            out.append(f"{wrong} results{where} not correctly rounded (a tie rounded the wrong "
+                       "way, or a hair past one: each scores 0.5 ulp)")
     if specials:
         for label in result.failing_specials:
             s = result.specials[label]

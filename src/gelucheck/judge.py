@@ -13,6 +13,8 @@ from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFind
 if TYPE_CHECKING:
     from .budgets import Budgets
 
+# What a result with no recorded budget is held to (judge_default): correctly rounded.
+DEFAULT_MAX_ULP = 0.5
 # "Clearly better": under half the budget and at least a quarter ulp below it.
 BETTER_FACTOR = 0.5
 BETTER_MARGIN = 0.25
@@ -183,3 +185,35 @@ def _judge_fingerprint(found, recorded: str, budgets: Budgets, entry: dict,
                     for d in entry.get("defects", []))
     if found.mismatch and not explained:
         verdict.worse.append(f"declared {found.declared}, its outputs compute {found.formula}")
+
+
+def judge_default(result: AccuracyResult, max_ulp: float = DEFAULT_MAX_ULP) -> Verdict:
+    """A result with no budget (a user's implementation, say), held to a stated default
+    rather than passed unjudged: max ulp error ``max_ulp`` (at 0.5, correctly rounded: no
+    result rounded the wrong way), the special inputs at their limits, the minimum's value
+    within ``max_ulp`` (and, at 0.5, x* on the plateau of smallest outputs), no derivative
+    of the wrong sign or falsely zero, and the formula it declares."""
+    from .gates import OVERALL, Limit, breaches
+
+    verdict = Verdict()
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+    verdict.worse += breaches(result, [Limit(OVERALL, max_ulp)], specials=True)
+    minimum = result.minimum
+    if isinstance(minimum, MinimumFinding):
+        if minimum.value_ulp_error > max_ulp:
+            verdict.worse.append(f"ulp error of the minimum value "
+                                 f"{minimum.value_ulp_error:.4g} > {max_ulp:g}")
+        if max_ulp <= 0.5 and not minimum.true_argmin_on_plateau:
+            verdict.worse.append("x* is not on the plateau of smallest outputs")
+    sign = result.sign
+    if isinstance(sign, SignFinding):
+        if sign.n_wrong_sign + sign.n_false_zero:
+            verdict.worse.append(f"{sign.n_wrong_sign} results of the wrong sign, "
+                                 f"{sign.n_false_zero} falsely zero")
+        if not sign.x_star_in_crossing:
+            verdict.worse.append("the computed derivative does not change sign at x*")
+    found = result.fingerprint
+    if found is not None and found.mismatch:
+        verdict.worse.append(f"declared {found.declared}, its outputs compute {found.formula}")
+    return verdict

@@ -18,6 +18,8 @@ import pytest
 
 # Imported at load time, not in hooks: numpy must not be imported first inside a test that
 # pytester isolates (it restores sys.modules afterwards, and numpy cannot load twice).
+from .backends.registry import FRAMEWORKS
+from .judge import DEFAULT_MAX_ULP
 from .report import jsonio, tables
 
 OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
@@ -33,11 +35,16 @@ def pytest_addoption(parser):
     for name, env in OPTIONS.items():
         group.addoption(f"--gelucheck-{name}", action="append", default=None,
                         help=f"{name}s to check (repeatable or comma separated; env {env})")
-    group.addoption("--gelucheck-impl", default=None, metavar="MOD:FN",
-                    help="also measure your own callable (e.g. mypkg.act:gelu); with no "
-                    "--gelucheck-backend, only it")
-    group.addoption("--gelucheck-framework", default="numpy", choices=["numpy", "torch"],
+    group.addoption("--gelucheck-impl", action="append", default=None, metavar="MOD:FN",
+                    help="also measure your own callable (e.g. mypkg.act:gelu; repeatable), "
+                    "of the --gelucheck-function it computes; with no --gelucheck-backend, "
+                    "only it")
+    group.addoption("--gelucheck-framework", default="numpy", choices=FRAMEWORKS,
                     help="what --gelucheck-impl takes and returns (default: numpy arrays)")
+    group.addoption("--gelucheck-max-ulp", type=float, default=DEFAULT_MAX_ULP, metavar="N",
+                    help="what a result with no recorded budget is held to: max ulp error N "
+                    f"(default {DEFAULT_MAX_ULP:g}: correctly rounded, the special inputs at "
+                    "their limits, x* on the minimum's plateau, no wrong sign)")
     group.addoption("--gelucheck-budgets", default=None, metavar="FILE",
                     help="budgets file (default: $GELUCHECK_BUDGETS, else gelucheck's own)")
     group.addoption("--gelucheck-sweep-range", default=None, metavar="START:STOP",
@@ -109,23 +116,17 @@ def selection(config, name: str, valid: list[str]) -> list[str]:
 
 
 def _selected_implementations(config):
-    from .backends import load_user, select
-    from .functions import GELU
+    from .backends import UserOptions, implementations
+    from .errors import UsageError
 
     backends, dtypes, functions = _choices(config)
-    spec = config.getoption("--gelucheck-impl")
-    if spec and not backends:
-        chosen = select([], functions)
-    else:
-        chosen = select(backends or None, functions or None)
-    if spec:
-        from .errors import UsageError
-
-        try:
-            chosen.implementations += [load_user(spec, f, config.getoption(
-                "--gelucheck-framework")) for f in functions or [GELU]]
-        except UsageError as exc:
-            raise pytest.UsageError(f"--gelucheck-impl: {exc}") from None
+    specs = config.getoption("--gelucheck-impl") or []
+    try:
+        chosen = implementations(backends or None, specs, functions or None,
+                                 UserOptions(config.getoption("--gelucheck-framework")),
+                                 every_backend=not specs)
+    except UsageError as exc:
+        raise pytest.UsageError(f"--gelucheck-impl: {exc}" if specs else str(exc)) from None
     skipped = chosen.unavailable + [(f"{b}-{f}", f"{b} computes no {f}: {why}")
                                     for b, f, why in chosen.not_applicable]
     return chosen.implementations, dtypes or _all_formats(), skipped
@@ -225,7 +226,10 @@ def gelucheck_budgets(request):
     path = (request.config.getoption("--gelucheck-budgets")
             or os.environ.get("GELUCHECK_BUDGETS"))
     loaded = budgets.load(path)
-    for entry in budgets.stale_entries(loaded, select().implementations, backend_names()):
+    loaded.default_max_ulp = request.config.getoption("--gelucheck-max-ulp")
+    users = [i for i in _selected_implementations(request.config)[0] if i.backend == "user"]
+    for entry in budgets.stale_entries(loaded, select().implementations + users,
+                                       backend_names()):
         warnings.warn(f"budgets {path or budgets.DEFAULT_PATH}: {entry} names no "
                       "implementation here; misspelt or removed?", stacklevel=1)
     return loaded

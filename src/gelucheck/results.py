@@ -17,9 +17,11 @@ from .errors import UsageError
 
 @dataclass(frozen=True)
 class Failure:
-    """This case could not be measured, and why (an implementation that raised, ...)."""
+    """This case could not be measured, and why (an implementation that raised, ...); where
+    a user's callable raised, the frames of its own code (not saved in reports)."""
 
     reason: str
+    traceback: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

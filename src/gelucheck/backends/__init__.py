@@ -2,14 +2,18 @@
 from ..errors import ImplementationError
 from .base import Backend, Implementation
 from .registry import (
-                       Selection,
-                       backend_names,
-                       backend_version,
-                       find,
-                       get_backend,
-                       load_user,
-                       select,
+    Selection,
+    UserOptions,
+    backend_names,
+    backend_version,
+    find,
+    get_backend,
+    implementations,
+    load_user,
+    member,
+    select,
 )
 
-__all__ = ["Backend", "Implementation", "ImplementationError", "Selection", "backend_names",
-           "backend_version", "find", "get_backend", "load_user", "select"]
+__all__ = ["Backend", "Implementation", "ImplementationError", "Selection", "UserOptions",
+           "backend_names", "backend_version", "find", "get_backend", "implementations",
+           "load_user", "member", "select"]

@@ -120,10 +120,14 @@ class Implementation:
         except ImplementationError as exc:  # said by a kernel that runs the code elsewhere
             raise ImplementationError(f"{self.id} {exc}") from None
         except Exception as exc:  # noqa: BLE001 - any failure of foreign code is its error
-            raise ImplementationError(f"{self.id} raised {type(exc).__name__}: {exc}") from exc
+            raise ImplementationError(f"{self.id} raised {type(exc).__name__}: {exc}",
+                                      _own_frames(exc)) from exc
         if not (intact(given, out) if intact else np.array_equal(given.view(_uint(x)),
                                                            x.view(_uint(x)))):
             raise ImplementationError(f"{self.id} modified its input in place")
+        if not hasattr(out, "dtype"):  # a list, a float: np.asarray would guess a dtype
+            raise ImplementationError(f"{self.id} returned a {type(out).__name__}, not an "
+                                      f"array of {x.dtype}")
         out = np.asarray(out)
         if out.shape != x.shape:
             raise ImplementationError(f"{self.id} returned shape {out.shape} for input shape "
@@ -131,6 +135,22 @@ class Implementation:
         if out.dtype != x.dtype:
             raise ImplementationError(f"{self.id} returned {out.dtype} for {x.dtype} input")
         return out
+
+
+def _own_frames(exc: BaseException) -> str | None:
+    """The traceback of ``exc`` less gelucheck's own frames: where the implementation's code
+    raised (None where every frame is gelucheck's)."""
+    import traceback
+    from pathlib import Path
+
+    ours = Path(__file__).resolve().parents[1]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__)
+              if ours not in Path(f.filename).resolve().parents]
+    if not frames:
+        return None
+    return ("Traceback (the implementation's own frames):\n"
+            + "".join(traceback.format_list(frames))
+            + "".join(traceback.format_exception_only(type(exc), exc)))
 
 
 def _uint(x: np.ndarray) -> np.dtype:

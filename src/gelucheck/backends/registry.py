@@ -20,7 +20,7 @@ from importlib.metadata import entry_points
 from ..errors import UsageError, choose
 from ..functions import Function, get_function
 from .base import Backend, Implementation
-from .isolated import ChildKernel
+from .isolated import ChildKernel, isolate
 from .tensors import tensor_kernel, torch_availability, torch_gradient
 
 GROUP = "gelucheck.backends"
@@ -171,3 +171,100 @@ def load_user(spec: str, function: str | Function, framework: str = "numpy",
     return Implementation("user", spec, function, kernel, device=device,
                           description=f"{how} on {framework} arrays ({device})",
                           version=_source_digest(fn, module))
+
+
+@dataclass(frozen=True)
+class UserOptions:
+    """How a user's ``--impl`` callable is called (load_user's arguments)."""
+
+    framework: str = "numpy"
+    device: str = "cpu"
+    isolate: bool = False
+    timeout: float | None = None
+    autograd: bool = False
+
+
+def _once(option: str, values: list[str]) -> None:
+    """A value given twice is refused: measuring it once would silently drop the other."""
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise UsageError(f"{option} {v!r} is given twice")
+        seen.add(v)
+
+
+def implementations(backends: list[str] | None, impls: list[str] | None,
+                    functions: list[Function] | None, user: UserOptions = UserOptions(),
+                    every_backend: bool = True) -> Selection:
+    """What the command line's --backend (a backend, or backend:name) and --impl (a user's
+    callable, MOD:FN, repeatable) name, for every command and the pytest plugin alike: the
+    backends' implementations of ``functions`` (all where None) beside each user callable,
+    once per function. With no --backend: every backend where ``every_backend``, else none
+    once an --impl is given. A user's callable computes what --function says: it must say."""
+    backends, impls = list(backends or []), list(impls or [])
+    _once("--backend", backends)
+    _once("--impl", impls)
+    if impls and not functions:
+        raise UsageError("--impl: name the function your callable computes with --function "
+                         f"(valid choices: {', '.join(_function_names())})")
+    if isinstance(functions, list):
+        _once("--function", [f.name for f in functions])
+    whole = [b for b in backends if ":" not in b]
+    single = [b for b in backends if ":" in b]
+    if whole or not backends and (every_backend or not impls):
+        out = select(whole or None, functions)
+    else:
+        out = Selection()
+    for spec in single:
+        chosen = find(spec) if functions is None else [
+            i for f in functions for i in _found(spec, f)]
+        if not chosen:
+            raise UsageError(f"{spec} computes none of "
+                             f"{', '.join(f.name for f in functions or [])}")
+        out.implementations += chosen
+    if user.isolate or user.timeout is not None:
+        out.implementations = [isolate(i, user.timeout) for i in out.implementations]
+    out.implementations += [load_user(spec, f, user.framework, user.device, user.isolate,
+                                      user.timeout, user.autograd)
+                            for spec in impls for f in functions or []]
+    return out
+
+
+def _found(spec: str, function: Function) -> list[Implementation]:
+    try:
+        return find(spec, function)
+    except UsageError:
+        find(spec)  # an unknown name: its own message, with what the backend offers
+        return []
+
+
+def _function_names() -> list[str]:
+    from ..functions import FUNCTIONS
+
+    return list(FUNCTIONS)
+
+
+def member(spec: str, user: UserOptions = UserOptions()) -> Implementation:
+    """One implementation named by ``backend:name[@function]`` or ``user:MOD:FN@function``
+    (a user's callable: the function must be given), for the commands that take two
+    implementations by name (drift). Usage errors name the valid choices."""
+    name, _, function = spec.partition("@")
+    if name.startswith("user:"):
+        if not function:
+            raise UsageError(f"{spec}: a user's callable needs its function: "
+                             f"{name}@FUNCTION ({', '.join(_function_names())})")
+        return load_user(name.removeprefix("user:"), function, user.framework, user.device,
+                         user.isolate, user.timeout, user.autograd)
+    backend = name.partition(":")[0]
+    choose("backend", backend, backend_names())
+    b = get_backend(backend)
+    if not b.available:
+        raise UsageError(f"{spec}: backend {backend} is not available here: {b.reason}")
+    found = find(name, function or None)
+    if len(found) > 1:
+        gelu = [i for i in found if i.function.name == "gelu"]
+        if not gelu:
+            raise UsageError(f"{spec}: {name} computes "
+                             f"{', '.join(i.function.name for i in found)}; add @FUNCTION")
+        found = gelu
+    return found[0]

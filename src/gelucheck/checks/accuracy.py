@@ -43,7 +43,7 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
     try:
         y = impl(x)
     except ImplementationError as exc:
-        result.failure, result.n_tried = Failure(str(exc)), len(x)
+        result.failure, result.n_tried = Failure(str(exc), exc.traceback), len(x)
         return result
     exact = data.exact(tab, function)
     errors = ulp_error(y, exact, fmt)

@@ -8,21 +8,24 @@ from ..backends import Implementation, ImplementationError
 from ..formats import Format
 from ..functions import GELU, GELU_TANH
 from ..results import DriftFigures, DriftResult, Failure, MinimumFinding
-from ..ulp import Exact, ulp_error
+from ..ulp import ulp
 from . import data, minimum
 from .accuracy import worst_index
 
 
-def compare_outputs(x: np.ndarray, first: np.ndarray, second: np.ndarray,
-                    fmt: Format) -> DriftFigures:
-    """How two outputs of the same inputs differ, in ulps of the first and absolutely."""
+def compare_outputs(x: np.ndarray, first: np.ndarray, second: np.ndarray, fmt: Format,
+                    reference: np.ndarray) -> DriftFigures:
+    """How two outputs of the same inputs differ: absolutely, and in ulps of the correctly
+    rounded value at each input (``reference``, of the first's function) - a unit that means
+    the same for both outputs and stays meaningful where one of them is zero (in ulps of a
+    zero output, the smallest subnormal, one flushed result read 1e38 ulps)."""
     a, b = first.astype(np.float64), second.astype(np.float64)
     # Where either output is not finite (an overflow, a NaN) the difference says nothing of
     # the approximation: those are counted apart; accuracy results report them in full.
     finite = np.isfinite(a) & np.isfinite(b)
-    exact = Exact(a, np.copysign(0.0, a))  # a is representable: a zero residual, signed like a
-    ulps = np.where(finite, ulp_error(b, exact, fmt), 0.0)
-    absolute = np.where(finite, np.abs(a - b), 0.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        absolute = np.where(finite, np.abs(a - b), 0.0)
+        ulps = np.where(finite, absolute / ulp(reference, fmt), 0.0)
     i, j = worst_index(ulps), worst_index(absolute)
     return DriftFigures(
         n_inputs=len(x), differ_fraction=float(np.mean(a != b)),
@@ -37,7 +40,7 @@ def reference_drift(fmt: Format) -> DriftResult:
     shift = float(minimum.true_minimum(GELU_TANH)[0] - minimum.true_minimum(GELU)[0])
     return DriftResult("reference", GELU.name, GELU_TANH.name, fmt.name,
                        figures=compare_outputs(tab.x, tab.rounded(GELU), tab.rounded(GELU_TANH),
-                                               fmt),
+                                               fmt, tab.rounded(GELU)),
                        minimum_shift=shift)
 
 
@@ -59,7 +62,8 @@ def backend_drift(exact_impl: Implementation | None, tanh_impl: Implementation, 
                       device=tanh_impl.device)
     try:
         exact_out = exact_impl(x) if exact_impl else tab.rounded(GELU)
-        out.figures = compare_outputs(x, exact_out, tanh_impl(x), fmt)
+        unit_of = exact_impl.reference_function if exact_impl else GELU
+        out.figures = compare_outputs(x, exact_out, tanh_impl(x), fmt, tab.rounded(unit_of))
     except ImplementationError as exc:
         out.failure = Failure(str(exc))
         return out
@@ -81,7 +85,8 @@ def backend_drift(exact_impl: Implementation | None, tanh_impl: Implementation, 
 
 def runtime_drift(first: Implementation, second: Implementation, fmt: Format) -> DriftResult:
     """Two implementations against each other on the stored inputs: how far apart their
-    outputs are (in ulps of the first's), and where each puts GELU's minimum."""
+    outputs are (in ulps of the first's function, correctly rounded), and where each puts
+    GELU's minimum."""
     result = backend_drift(first, second, fmt)
     result.backend, result.pair = first.backend, "runtimes"
     result.exact_implementation = f"{first.name}@{first.function.name}"

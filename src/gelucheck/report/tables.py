@@ -60,14 +60,17 @@ def accuracy_rows(results: list, region: str | None = None) -> tuple[list[str], 
     return header, body
 
 
+DRIFT_UNIT = " (*ulp diff: |first - second| in ulps of the correctly rounded value at that x)"
+
+
 def drift_rows(results: list) -> tuple[list[str], list[list]]:
-    header = ["exact", "tanh form", "dtype", "differ", "max ulp", "at x", "max |diff|", "at x",
-              "minimum shift"]
+    header = ["exact", "tanh form", "dtype", "differ", "max ulp diff*", "at x", "max |diff|",
+              "at x", "minimum shift"]
     return header, _drift_body(results, "tanh")
 
 
 def runtime_rows(results: list) -> tuple[list[str], list[list]]:
-    header = ["first", "second", "dtype", "differ", "max ulp (of the first)", "at x",
+    header = ["first", "second", "dtype", "differ", "max ulp diff*", "at x",
               "max |diff|", "at x", "minimum shift"]
     return header, _drift_body(results, "runtimes")
 
@@ -267,9 +270,9 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     out.append(("Special inputs that miss their limit", special_rows(results)))
     out.append(("Formula fingerprints: which GELU form the outputs compute", fingerprint_rows(
         results)))
-    out.append(("Drift of the tanh form from exact GELU", drift_rows(results)))
-    out.append(("Drift between implementations (trained in one, served in another)",
-                runtime_rows(results)))
+    out.append(("Drift of the tanh form from exact GELU" + DRIFT_UNIT, drift_rows(results)))
+    out.append(("Drift between implementations (trained in one, served in another)"
+                + DRIFT_UNIT, runtime_rows(results)))
     out.append(("Paths whose outputs differ from the bulk result", consistency_rows(results)))
     out.append(("Worst case over every call path (where a path is worse than the bulk)",
                 worst_path_rows(results)))

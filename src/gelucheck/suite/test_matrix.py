@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gelucheck import budgets
+from gelucheck import budgets, judge
 from gelucheck.checks import (
     accuracy,
     consistency,
@@ -30,11 +30,16 @@ from gelucheck.results import AccuracyResult, Identity, MinimumFinding, SignFind
 
 def _judge(result, gelucheck_budgets, record_gelucheck):
     verdict = budgets.judge(result, gelucheck_budgets)
-    if verdict.missing:
+    if verdict.missing:  # never skipped into green: held to the stated default
         record_gelucheck(result)
-        pytest.skip(f"{result.label}: measured, but no budget is recorded for it; record one "
-                    "with `gelucheck budgets --write FILE` and pass it with "
-                    "--gelucheck-budgets FILE")
+        default = gelucheck_budgets.default_max_ulp
+        held = judge.judge_default(result, default)
+        assert not held.failed, (
+            f"{result.label}: no budget recorded, so held to --gelucheck-max-ulp {default:g} "
+            f"(special inputs at their limits): {'; '.join(held.worse)}. Record its budget with "
+            f"`gelucheck budgets --write FILE --impl MOD:FN --function "
+            f"{result.identity.function}` and pass it with --gelucheck-budgets FILE")
+        return
     note = verdict.message() if verdict.better and not verdict.failed else None
     record_gelucheck(result, note)
     if note:
