@@ -29,3 +29,13 @@ def test_each_level_is_measured_labelled_and_compared(tmp_path):
     compared = [r for r in results if r["kind"] == "consistency"]
     assert compared and all(p["name"] == "level avx2 vs default" and p["n_inputs"] == 63488
                             for r in compared for p in r["paths"])
+    # each level row's figures are what the levels measured: the path's max ulp is avx2's,
+    # the bulk's the default level's (they had read 0 and None)
+    own = {(r["backend"], r["implementation"], r["function"]): r["max_ulp"] for r in accuracy}
+    for r in compared:
+        (path,) = r["paths"]
+        key = (r["implementation"], r["function"])
+        assert path["max_ulp"] == own[("torch@avx2", *key)]
+        assert r["bulk_max_ulp"] == own[("torch@default", *key)]
+        if path["n_differ"]:
+            assert path["examples"] and "path_ulp" in path["examples"][0]

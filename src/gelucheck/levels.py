@@ -16,8 +16,11 @@ from pathlib import Path
 
 import numpy as np
 
+from .checks import data
+from .checks.consistency import EXAMPLES
 from .errors import UsageError
 from .formats import get_format
+from .functions import get_function
 from .results import AccuracyResult, ConsistencyResult, DriftResult, Identity, PathFigures
 from .ulp import Exact, ulp_error
 
@@ -90,23 +93,49 @@ def measure(argv: list[str], levels: list[str]) -> list:
     results = []
     for level, rs in per_level.items():
         results += [_label(r, level) for r in rs]
+    return results + _compare_levels(per_level, outputs, levels)
+
+
+def _compare_levels(per_level: dict, outputs: dict, levels: list[str]) -> list:
+    """Per case, each level's outputs against the first level's: how many differ, by how
+    much, and each level's own max ulp error (as it measured it) beside the first's."""
+    measured = {(level, r.identity.id, r.identity.function, r.identity.dtype): r.figures
+                for level, rs in per_level.items() for r in rs
+                if isinstance(r, AccuracyResult) and r.figures is not None}
     base = levels[0]
+    results = []
     for key, y0 in outputs[base].items():
         impl_id, function, dtype = key.split("|")
         fmt = get_format(dtype)
         backend, _, name = impl_id.partition(":")
         found = ConsistencyResult(Identity(backend, name, function, dtype))
+        own = measured.get((base, impl_id, function, dtype))
+        found.bulk_max_ulp = own.max_ulp if own else None
+        tab = data.table(fmt)
+        exact = data.exact(tab, get_function(function))
+        y0f = y0.view(fmt.dtype)
         for level in levels[1:]:
             y = outputs[level].get(key)
             if y is None:
                 continue
-            y, y0f = y.view(fmt.dtype), y0.view(fmt.dtype)
+            y = y.view(fmt.dtype)
             differ = fmt.bits_of(y) != fmt.bits_of(y0f)
             a = y0f.astype(np.float64)
             between = ulp_error(y, Exact(a, np.copysign(0.0, a)), fmt)
+            at_level = measured.get((level, impl_id, function, dtype))
+            idx = np.flatnonzero(differ)
+            worst = idx[np.argsort(-np.nan_to_num(between[idx], posinf=np.inf), kind="stable")]
+            examples = []
+            if len(y) == len(tab.x):  # the outputs of the stored inputs, in order
+                path_err, bulk_err = ulp_error(y, exact, fmt), ulp_error(y0f, exact, fmt)
+                examples = [{"x": float(tab.x[i]), "x_hex": fmt.hex(tab.x[i]),
+                             "bulk": float(y0f[i]), "path": float(y[i]),
+                             "bulk_ulp": float(bulk_err[i]), "path_ulp": float(path_err[i])}
+                            for i in worst[:EXAMPLES]]
             found.paths.append(PathFigures(
                 f"level {level} vs {base}", len(y), n_differ=int(differ.sum()),
-                max_ulp_difference=float(np.max(between[differ])) if differ.any() else 0.0))
+                max_ulp_difference=float(np.max(between[differ])) if differ.any() else 0.0,
+                max_ulp=at_level.max_ulp if at_level else None, examples=examples))
         results.append(found)
     return results
 

@@ -400,13 +400,14 @@ class SweepResult:
 @dataclass
 class PathFigures:
     """One call path against the bulk contiguous result: outputs that differ bit for bit,
-    the largest difference in ulps of the bulk output, the path's own worst ulp error."""
+    the largest difference in ulps of the bulk output, the path's own worst ulp error (None:
+    not measured, never a 0 that reads as exact)."""
 
     name: str
     n_inputs: int
     n_differ: int = 0
     max_ulp_difference: float = 0.0
-    max_ulp: float = 0.0
+    max_ulp: float | None = None
     examples: list[dict] = field(default_factory=list)
     error: str | None = None
 

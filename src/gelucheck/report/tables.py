@@ -10,8 +10,8 @@ from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFin
 
 
 def fmt_ulp(value) -> str:
-    if value is None:
-        return "-"
+    if value is None:  # a figure that was not measured: said, never shown as 0 or blank
+        return "not measured"
     if isinstance(value, str):
         value = float(value)
     if math.isinf(value):
@@ -205,7 +205,8 @@ def worst_path_rows(results: list) -> tuple[list[str], list[list]]:
     for r in results:
         if not isinstance(r, ConsistencyResult) or r.bulk_max_ulp is None:
             continue
-        worse = [p for p in r.paths if p.error is None and p.max_ulp > r.bulk_max_ulp]
+        worse = [p for p in r.paths if p.error is None and p.max_ulp is not None
+                 and p.max_ulp > r.bulk_max_ulp]
         if not worse:
             continue
         top = max(p.max_ulp for p in worse)
