@@ -144,6 +144,15 @@ def test_all_nan_is_said_and_a_raise_is_a_failure():
     assert result.figures is None and "planted" in result.failure.reason
     assert result.n_tried == len(tab)
 
+    def raises_in_its_own_code(x):
+        return 1 / 0
+
+    own = Implementation("test", "own", "gelu", raises_in_its_own_code, native=("float16",))
+    failure = accuracy.measure(own, FLOAT16).failure
+    assert "raises_in_its_own_code" in failure.traceback and "ZeroDivisionError" in (
+        failure.traceback)
+    assert "gelucheck/backends" not in failure.traceback  # its own frames, not ours
+
 
 def test_keep_errors_keeps_the_outputs_and_one_error_per_input(exact_at_x0):
     wrong = _next_up(exact_at_x0)

@@ -378,6 +378,10 @@ def test_a_looser_default_allows_its_ulps_and_a_plateau_elsewhere():
     r = _result(figures=_figures(3.0, regions={}, not_correctly_rounded=40),
                 minimum=_minimum(2.9, False))
     assert judge.judge_default(r, 3.0).worse == []
+    near = _result(figures=_figures(1.0, regions={}), minimum=_minimum(0.9, False))
+    assert judge.judge_default(near, 1.0).worse == []  # above 0.5 the plateau may move
+    one_each = _result(sign=_sign(1, 1))
+    assert judge.judge_default(one_each).worse == ["1 results of the wrong sign, 1 falsely zero"]
     worse = judge.judge_default(r, 2.0).worse
     assert worse[0].startswith("max ulp 3 > 2; worst x = -6.0 (0xc0c00000)")
     assert worse[1] == "ulp error of the minimum value 2.9 > 2"

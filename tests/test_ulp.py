@@ -179,6 +179,7 @@ def test_the_metric_warns_of_nothing_on_infinities_nans_and_huge_values():
         abs_error(huge, Exact(-huge, np.zeros(4)), FLOAT64)
         abs_error(huge, -huge, FLOAT64)
         abs_error([np.inf], Exact([np.inf], [0.0]), FLOAT32)
+        abs_error([np.inf, np.nan], [np.inf, 1.0], FLOAT32)  # inf - inf: right, not a warning
 
 
 def test_a_difference_past_float64s_range_is_halved_not_infinite():
