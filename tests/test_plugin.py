@@ -1,6 +1,13 @@
 """The pytest plugin: selection by option or environment, readable ids, skips with reasons."""
 import pytest
 
+try:  # loaded before any test here: the pytester fixture restores sys.modules after each
+    # test, and a torch imported inside one would be dropped - importing it again in the same
+    # process crashed the worker (a segmentation fault in torch's C extension)
+    import torch  # noqa: F401
+except ImportError:
+    pass
+
 TEST_FILE = """
 def test_case(accuracy_case):
     pass

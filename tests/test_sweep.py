@@ -10,7 +10,8 @@ import pytest
 from gelucheck.backends import find, load_user
 from gelucheck.checks import data
 from gelucheck.checks.regions import REGIONS, mask
-from gelucheck.cli import _timing, main
+from gelucheck.cli import main
+from gelucheck.commands.sweep import _timing
 from gelucheck.formats import FLOAT32, FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
 from gelucheck.sweep import chunk, fastref, runner

@@ -110,6 +110,16 @@ def stale_entries(budgets: Budgets, offered: list, known_backends: list[str]) ->
     return out
 
 
+def stale_warnings(budgets: Budgets, path, users: list = ()) -> list[str]:
+    """What the command line and the pytest plugin warn of: each entry of the budgets file at
+    ``path`` that names no implementation here (``users``: the user's callables measured)."""
+    from .backends import backend_names, select
+
+    return [f"{path}: {entry} names no implementation here; misspelt or removed?"
+            for entry in stale_entries(budgets, select().implementations + list(users),
+                                       backend_names())]
+
+
 def sweep_entry(result: SweepResult) -> dict:
     """What a budget records of a whole-float32 sweep: rounded up (down for the share)."""
     f = result.figures

@@ -221,18 +221,19 @@ def only_functions(*functions):
 @pytest.fixture(scope="session")
 def gelucheck_budgets(request):
     from . import budgets
-    from .backends import backend_names, select
 
-    path = (request.config.getoption("--gelucheck-budgets")
-            or os.environ.get("GELUCHECK_BUDGETS"))
+    path = _budgets_path(request.config)
     loaded = budgets.load(path)
     loaded.default_max_ulp = request.config.getoption("--gelucheck-max-ulp")
     users = [i for i in _selected_implementations(request.config)[0] if i.backend == "user"]
-    for entry in budgets.stale_entries(loaded, select().implementations + users,
-                                       backend_names()):
-        warnings.warn(f"budgets {path or budgets.DEFAULT_PATH}: {entry} names no "
-                      "implementation here; misspelt or removed?", stacklevel=1)
+    for line in budgets.stale_warnings(loaded, path or budgets.DEFAULT_PATH, users):
+        warnings.warn(f"budgets {line}", stacklevel=1)
     return loaded
+
+
+def _budgets_path(config) -> str | None:
+    """--gelucheck-budgets, else $GELUCHECK_BUDGETS (None: gelucheck's own file)."""
+    return config.getoption("--gelucheck-budgets") or os.environ.get("GELUCHECK_BUDGETS")
 
 
 @pytest.fixture
@@ -277,9 +278,7 @@ class Collector:
 
         span = parse_range(self.config.getoption("--gelucheck-sweep-range"))
         self.merged = _sweep_results(self.config, self.chunks, span)
-        path = (self.config.getoption("--gelucheck-budgets")
-                or os.environ.get("GELUCHECK_BUDGETS"))
-        gate = budgets.load(path)
+        gate = budgets.load(_budgets_path(self.config))
         for r in self.merged:
             verdict = budgets.judge_sweep(r, gate)
             if verdict.missing:  # measured, not gated: nothing recorded over this range
@@ -313,15 +312,12 @@ class Collector:
             terminalreporter.write_line(line)
         covered = {f: sum(c["stop"] - c["start"] for c in cs) for f, cs in self.chunks.items()}
         for r in merged:
-            f, function = r.figures, r.identity.function
-            if f is None:
+            function = r.identity.function
+            if r.figures is None:
                 terminalreporter.write_line(f"{r.label}: ERROR {r.failure.reason}")
                 continue
-            terminalreporter.write_line(
-                f"{r.identity.id} {function}: {f.n_inputs:,} inputs (of "
-                f"{covered[function]:,} swept), max {f.max_ulp:.4g} ulp at {f.worst_input!r} "
-                f"({f.worst_input_hex}), mean {f.mean_ulp:.4g}, "
-                f"correctly rounded {r.correctly_rounded_fraction:.4%}")
+            terminalreporter.write_line(f"{r.identity.id} {function}: "
+                                        f"{tables.sweep_figures(r, covered[function])}")
         path = self.config.getoption("--gelucheck-sweep-json")
         if path:
             jsonio.write(merged, path)

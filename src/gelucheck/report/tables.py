@@ -42,6 +42,17 @@ def fmt_max(figures) -> str:
     return fmt_ulp(figures.max_ulp)
 
 
+def sweep_figures(result, swept: int | None = None) -> str:
+    """A sweep's figures in one line, the same for the command and the pytest plugin: the
+    mean is of the finite errors, said so where some are infinite."""
+    f = result.figures
+    infinite = f" over the finite errors ({f.n_infinite:,} infinite)" if f.n_infinite else ""
+    of = f" (of {swept:,} swept)" if swept is not None else ""
+    return (f"{f.n_inputs:,} inputs{of}, max {f.max_ulp:.4g} ulp at {f.worst_input!r} "
+            f"({f.worst_input_hex}), mean {f.mean_ulp:.4g}{infinite}, correctly rounded "
+            f"{result.correctly_rounded_fraction:.4%}")
+
+
 def _measured(results: list) -> list[AccuracyResult]:
     return [r for r in results if isinstance(r, AccuracyResult)
             and (r.failure or r.figures is not None)]

@@ -20,6 +20,7 @@ def _widths(text: str) -> tuple[int, ...]:
 
 def add(sub) -> None:
     study = sub.add_parser("study", help="what the numbers mean for a trained network")
+    study.set_defaults(handler=run)
     kinds = study.add_subparsers(dest="study", required=True)
     d = Config()
     moons = kinds.add_parser(

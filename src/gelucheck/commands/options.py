@@ -1,0 +1,181 @@
+"""Options and steps that several commands share: argparse types, the selection of
+implementations (--backend, --impl and how a user's callable is called), the tables and
+files every measuring command writes, and the consistency gate."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import UsageError, choose
+from ..formats import FORMATS
+from ..functions import FUNCTIONS
+
+
+def choices(kind: str, valid):
+    """An argparse type: the object a name stands for (the name itself for a plain list),
+    resolved here once; an unknown name is a usage error that lists the valid ones."""
+    def parse(value: str):
+        try:
+            return choose(kind, value, valid)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = kind
+    return parse
+
+
+def backend_spec(text: str) -> str:
+    """--backend NAME or NAME:IMPL, the backend's name checked at once (the implementation's
+    when the backend loads)."""
+    from ..backends import backend_names
+
+    choices("backend", backend_names())(text.partition(":")[0])
+    return text
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: need a whole number of at least 1")
+    return value
+
+
+def gate(text: str):
+    from ..gates import parse_limit
+
+    try:
+        return parse_limit(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_selection(p, backend: bool = True) -> None:
+    from ..backends import backend_names
+
+    if backend:
+        p.add_argument("--backend", action="append", metavar="NAME[:IMPL]",
+                       type=backend_spec,
+                       help=f"a backend: {', '.join(backend_names())}, or one implementation "
+                       "of it, e.g. torch:F.gelu (repeatable; default: every available one)")
+    p.add_argument("--function", action="append", type=choices("function", FUNCTIONS),
+                   help=f"a function: {', '.join(FUNCTIONS)} (repeatable; default: all of the "
+                   "backends'; with --impl, required: what your callable computes)")
+    p.add_argument("--dtype", action="append", type=choices("dtype", FORMATS),
+                   help=f"a dtype: {', '.join(FORMATS)} (repeatable; default: all)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
+    p.add_argument("--budgets", metavar="FILE", help="judge the results against a budgets "
+                   "file (exit 1 if any is worse)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def add_impl(p) -> None:
+    """--impl (repeatable) and how a user's callable is called."""
+    p.add_argument("--impl", action="append", default=[], metavar="MOD:FN",
+                   help="your callable, e.g. mypkg.act:gelu (repeatable; imported from the "
+                   "current folder too); --function says what it computes")
+    add_user_options(p)
+
+
+def add_user_options(p) -> None:
+    """How a user's --impl callable is called."""
+    from ..backends.registry import DEVICES, FRAMEWORKS
+
+    p.add_argument("--framework", default="numpy", type=choices("framework", FRAMEWORKS),
+                   help="what your callable takes and returns: numpy or torch (default: numpy)")
+    p.add_argument("--device", default="cpu", type=choices("device", DEVICES),
+                   help="where its tensors live: cpu or cuda (cuda needs --framework torch)")
+    p.add_argument("--autograd", action="store_true",
+                   help="your callable is the forward function: measure its derivative by "
+                   "torch autograd (--framework torch, --function gelu_grad and the like)")
+
+
+def add_levels(p) -> None:
+    p.add_argument("--cpu-capability", metavar="LEVELS",
+                   help="measure at each of these CPU dispatch levels (comma separated: "
+                   "default, avx2, avx512 - those this machine runs), each in a process of its "
+                   "own, labelled backend@level; outputs that differ between levels are listed")
+    p.add_argument("--keep-outputs", metavar="FILE.npz", help=argparse.SUPPRESS)
+
+
+def add_isolation(p) -> None:
+    p.add_argument("--timeout", type=float, metavar="SECONDS",
+                   help="run each implementation in a child process; a call that takes longer "
+                   "is its error (so is a crash of the child)")
+    p.add_argument("--isolate", action="store_true",
+                   help="run each implementation in a child process, so that a crash (a "
+                   "signal, an abort, running out of memory) is its error and the run goes on")
+
+
+def user_options(args):
+    from ..backends import UserOptions
+
+    return UserOptions(getattr(args, "framework", "numpy"), getattr(args, "device", "cpu"),
+                       getattr(args, "isolate", False), getattr(args, "timeout", None),
+                       getattr(args, "autograd", False))
+
+
+def selected(args) -> list:
+    """The implementations --backend and --impl name (backends.implementations); ``report``
+    measures every backend beside an --impl, the other commands only what is named."""
+    from ..backends import implementations
+
+    impls = getattr(args, "impl", None) or []
+    if args.command == "check" and not args.backend and not impls:
+        raise UsageError("check: name what to measure: --backend NAME[:IMPL] or --impl MOD:FN "
+                         "(either repeatable, both together for one table)")
+    chosen = implementations(args.backend, impls, args.function, user_options(args),
+                             every_backend=args.command == "report" or not impls)
+    for name, function, reason in chosen.not_applicable:
+        print(f"note: {name} has no {function}: {reason}", file=sys.stderr)
+    if args.function and not chosen.implementations and not chosen.unavailable:
+        raise UsageError("nothing to measure: no selected backend computes "
+                         f"{', '.join(f.name for f in args.function)}")
+    for name, reason in chosen.unavailable:
+        if args.command == "check":  # asked for by name: it cannot be measured
+            raise UsageError(f"backend {name} is unavailable: {reason}")
+        print(f"note: backend {name} is unavailable: {reason}", file=sys.stderr)
+    return chosen.implementations
+
+
+def show(results, json_path, markdown_path) -> dict:
+    """Print the tables (with the environment) and write the JSON and Markdown asked for;
+    returns the environment."""
+    from ..report import environment, jsonio, tables
+
+    env = environment.describe(results)
+    print(tables.render(results, environment=env))
+    if json_path:
+        jsonio.write(results, json_path)
+    if markdown_path:
+        markdown_path.write_text(tables.render(results, "markdown", env))
+    return env
+
+
+def judge_consistency(args, results) -> int:
+    """--budgets: each path's differing outputs against the recorded counts (a path not
+    recorded - a dispatch level, say - may differ nowhere)."""
+    from .. import budgets as budgets_mod
+
+    if not args.budgets:
+        return 0
+    budgets = budgets_mod.load(args.budgets)
+    status = 0
+    for r in results:
+        verdict = budgets_mod.judge_consistency(r, budgets)
+        if verdict.missing:
+            continue
+        if verdict.failed or verdict.better:
+            print(f"BUDGET {r.label}: {verdict.message()}")
+        status |= verdict.failed
+    return int(status)
+
+
+def warn_stale(budgets, path, impls: list = ()) -> None:
+    from .. import budgets as budgets_mod
+
+    users = [i for i in impls if i.backend == "user"]
+    for line in budgets_mod.stale_warnings(budgets, path, users):
+        print(f"warning: {line}", file=sys.stderr)

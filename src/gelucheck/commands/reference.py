@@ -1,0 +1,54 @@
+"""``gelucheck reference``: build or verify the stored reference data."""
+from __future__ import annotations
+
+from ..formats import FORMATS
+from ..functions import FUNCTIONS
+from . import options
+
+
+def add(sub) -> None:
+    ref = sub.add_parser("reference", help="build or verify the stored reference data")
+    ref.set_defaults(handler=run)
+    refsub = ref.add_subparsers(dest="action", required=True)
+    build = refsub.add_parser("build", help="regenerate reference/ with mpmath")
+    build.add_argument("--dtype", action="append", type=options.choices("dtype", FORMATS),
+                       help="a format to rebuild (repeatable; default: all)")
+    build.add_argument("--workers", type=options.positive, default=None,
+                       help="processes (default: cores)")
+    build.add_argument("--directory", default=None, help="where the data lives")
+    verify = refsub.add_parser("verify", help="check reference/ against its manifest, mpmath "
+                               "and Arb")
+    verify.add_argument("--full", action="store_true", help="re-derive every stored value")
+    verify.add_argument("--dtype", action="append", type=options.choices("dtype", FORMATS),
+                        help="a format to verify (repeatable; default: all)")
+    verify.add_argument("--workers", type=options.positive, default=2,
+                        help="processes for the re-derivation (default: 2)")
+    verify.add_argument("--directory", default=None,
+                        help="the data to verify (default: the data in use)")
+    verify.add_argument("--no-arb", action="store_true", help="skip the Arb cross-check")
+
+
+def run(args) -> int:
+    from ..reference import arbref
+    from ..reference.build import build
+    from ..reference.verify import verify
+
+    if args.action == "build":
+        build(args.dtype, args.workers, args.directory)
+        return 0
+    report = verify(args.dtype, args.full, args.directory, args.workers, arb=not args.no_arb)
+    for fmt, n in report.checked.items():
+        line = f"{fmt}: {n} inputs × {len(FUNCTIONS)} functions re-derived with mpmath"
+        if fmt in report.arb_certified:
+            unc = report.arb_uncertified[fmt]
+            line += (f"; Arb proved {report.arb_certified[fmt]} correctly rounded, "
+                     f"{len(unc)} not decided" + (f" (first: {', '.join(unc[:3])})" if unc else ""))
+        print(line)
+    if not arbref.available() and not args.no_arb:
+        print("Arb cross-check skipped: python-flint is not installed (pip install python-flint)")
+    for problem in report.problems:
+        print(f"ERROR {problem}")
+    for mismatch in report.mismatches[:20]:
+        print(f"MISMATCH {mismatch}")
+    print("reference data OK" if report.ok else "reference data FAILED verification")
+    return 0 if report.ok else 1
