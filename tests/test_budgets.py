@@ -3,7 +3,7 @@ import math
 
 import pytest
 
-from gelucheck import budgets
+from gelucheck import budgets, judge
 from gelucheck.errors import UsageError
 from gelucheck.results import (
     AccuracyResult,
@@ -44,44 +44,44 @@ def _minimum(value_ulp_error, on_plateau):
 
 
 def test_equal_passes():
-    v = budgets.judge(_result(), _budgets())
+    v = judge.judge(_result(), _budgets())
     assert not v.failed and not v.better
 
 
 def test_worse_fails_overall_and_per_region():
-    assert budgets.judge(_result(max_ulp=10.5), _budgets()).failed
-    v = budgets.judge(_result(region=11.0), _budgets())
+    assert judge.judge(_result(max_ulp=10.5), _budgets()).failed
+    v = judge.judge(_result(region=11.0), _budgets())
     assert v.failed and "x<-5" in v.message()
 
 
 def test_better_is_reported_not_failed():
-    v = budgets.judge(_result(max_ulp=2.0, region=2.0), _budgets())
+    v = judge.judge(_result(max_ulp=2.0, region=2.0), _budgets())
     assert not v.failed and v.better and "tightened" in v.message()
 
 
 def test_better_than_a_known_defect_fails():
-    v = budgets.judge(_result(max_ulp=2.0, region=2.0), _budgets(defects=["tail"]))
+    v = judge.judge(_result(max_ulp=2.0, region=2.0), _budgets(defects=["tail"]))
     assert v.failed and "fixed?" in v.message()
 
 
 def test_missing_budget_fails_with_the_command_to_write_it():
-    v = budgets.judge(_result(dtype="float16"), _budgets())
+    v = judge.judge(_result(dtype="float16"), _budgets())
     assert v.failed and "gelucheck budgets --write" in v.message()
 
 
 def test_infinite_budget_holds_an_infinite_error():
-    assert not budgets.judge(_result(max_ulp=math.inf), _budgets(max_ulp=math.inf)).failed
+    assert not judge.judge(_result(max_ulp=math.inf), _budgets(max_ulp=math.inf)).failed
 
 
 def test_specials_and_minimum():
     b = _budgets(specials_failing=["-inf"], minimum_value_ulp=0.5, true_argmin_on_plateau=True)
     ok = _specials(minf=False, pinf=True)
     assert list(ok) == ["-inf", "+inf"]
-    assert not budgets.judge(_result(specials=ok), b).failed
+    assert not judge.judge(_result(specials=ok), b).failed
     worse = _specials(minf=False, pinf=False)
-    assert budgets.judge(_result(specials=worse), b).failed
-    assert not budgets.judge(_result(minimum=_minimum(0.4, True)), b).failed
-    assert budgets.judge(_result(minimum=_minimum(0.4, False)), b).failed
+    assert judge.judge(_result(specials=worse), b).failed
+    assert not judge.judge(_result(minimum=_minimum(0.4, True)), b).failed
+    assert judge.judge(_result(minimum=_minimum(0.4, False)), b).failed
 
 
 def test_round_up_never_below():

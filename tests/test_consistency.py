@@ -3,7 +3,7 @@ finds what differs. The full matrix: `gelucheck consistency` (or -m consistency)
 import numpy as np
 import pytest
 
-from gelucheck import budgets
+from gelucheck import judge
 from gelucheck.backends import Implementation, find, select
 from gelucheck.checks import consistency, data
 from gelucheck.formats import FORMATS
@@ -143,6 +143,6 @@ def test_consistency_within_budget(spec, function, gelucheck_budgets):
     from gelucheck.results import Identity
 
     result.identity = Identity.of(impl, F16)
-    verdict = budgets.judge_consistency(result, gelucheck_budgets)
+    verdict = judge.judge_consistency(result, gelucheck_budgets)
     assert not verdict.missing, "record it: gelucheck consistency --write-budgets FILE"
     assert not verdict.failed, verdict.message()

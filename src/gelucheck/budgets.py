@@ -15,15 +15,6 @@ from pathlib import Path
 import tomllib
 
 from .errors import UsageError
-from .judge import (  # noqa: F401 - the verdicts, where callers of budgets have found them
-    DEFAULT_MAX_ULP,
-    PARTS,
-    SWEEP_KEY,
-    Verdict,
-    judge,
-    judge_consistency,
-    judge_sweep,
-)
 from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding, SweepResult
 
 HEADER = """\
@@ -35,6 +26,11 @@ HEADER = """\
 # say why a large figure is a known defect of the backend rather than a failure of ours.
 """
 DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "budgets.toml"
+# What a result with no entry is held to (judge.judge_default): correctly rounded.
+DEFAULT_MAX_ULP = 0.5
+# The parts of a result a defect may explain (a defect's `affects`; all where it names none)
+PARTS = ("ulp", "specials", "minimum", "sign", "consistency", "fingerprint")
+SWEEP_KEY = "sweep"  # the entry's table of figures over all 2^32 float32 inputs
 
 
 def key(result: AccuracyResult) -> tuple[str, str, str]:

@@ -6,15 +6,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from .budgets import DEFAULT_MAX_ULP, PARTS, SWEEP_KEY, Budgets
 from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding, SweepResult
 
-if TYPE_CHECKING:
-    from .budgets import Budgets
-
-# What a result with no recorded budget is held to (judge_default): correctly rounded.
-DEFAULT_MAX_ULP = 0.5
 # "Clearly better": under half the budget and at least a quarter ulp below it.
 BETTER_FACTOR = 0.5
 BETTER_MARGIN = 0.25
@@ -57,9 +52,6 @@ def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -
         verdict.worse.append(f"{what} {measured:.4g} > {budget:.4g}")
     elif measured < budget * BETTER_FACTOR and budget - measured > BETTER_MARGIN:
         verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
-
-
-PARTS = ("ulp", "specials", "minimum", "sign", "consistency", "fingerprint")
 
 
 def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
@@ -140,9 +132,6 @@ def judge_consistency(result: ConsistencyResult, budgets: Budgets) -> Verdict:
         _compare_counts(f"outputs of path {path.name} that differ from the bulk result",
                         path.n_differ, recorded.get(path.name, 0), verdict)
     return verdict
-
-
-SWEEP_KEY = "sweep"  # the entry's table of figures over all 2^32 float32 inputs
 
 
 def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:

@@ -19,7 +19,7 @@ import pytest
 # Imported at load time, not in hooks: numpy must not be imported first inside a test that
 # pytester isolates (it restores sys.modules afterwards, and numpy cannot load twice).
 from .backends.registry import FRAMEWORKS
-from .judge import DEFAULT_MAX_ULP
+from .budgets import DEFAULT_MAX_ULP
 from .report import jsonio, tables
 
 OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
@@ -273,14 +273,14 @@ class Collector:
         against the sweep budgets; a figure worse than recorded fails the session."""
         if not self.chunks:
             return
-        from . import budgets
+        from . import budgets, judge
         from .sweep.runner import parse_range
 
         span = parse_range(self.config.getoption("--gelucheck-sweep-range"))
         self.merged = _sweep_results(self.config, self.chunks, span)
         gate = budgets.load(_budgets_path(self.config))
         for r in self.merged:
-            verdict = budgets.judge_sweep(r, gate)
+            verdict = judge.judge_sweep(r, gate)
             if verdict.missing:  # measured, not gated: nothing recorded over this range
                 self.sweep_verdicts.append(f"no sweep budget for {r.label} over "
                                            f"[{r.range[0]}, {r.range[1]})")

@@ -19,17 +19,14 @@ from ..errors import ImplementationError
 STDERR_LINES = 8
 
 
-def _serve(conn, spec: str, function: str, framework: str, device: str, stderr_path: str):
-    """The child: build the kernel once, then answer each array with its result. A spec
-    ``backend:name`` with framework None is a built-in implementation; else a user's."""
+def _serve(conn, build, spec: str, function: str, framework: str, device: str,
+           stderr_path: str):
+    """The child: build the kernel once (``build``, the registry's, given by whoever made
+    the ChildKernel: this module names no registry), then answer each array with its
+    result."""
     fd = os.open(stderr_path, os.O_WRONLY | os.O_APPEND)
     os.dup2(fd, 2)  # what the child prints to stderr is kept for the report of its death
-    from .registry import find, load_user
-
-    if framework is None:
-        kernel = find(spec, function)[0].kernel
-    else:
-        kernel = load_user(spec, function, framework, device).kernel
+    kernel = build(spec, function, framework, device)
     while True:
         try:
             x = conn.recv()
@@ -52,11 +49,13 @@ def _clean_up(children: list, log: str) -> None:
 
 class ChildKernel:
     """A NumPy-in, NumPy-out kernel whose calls run in a child process; ``timeout`` in
-    seconds per call (None: no limit). framework None: ``spec`` names a built-in one."""
+    seconds per call (None: no limit). ``build(spec, function, framework, device)`` makes the
+    kernel in the child (a module-level function, passed by reference); framework None:
+    ``spec`` names a built-in one."""
 
-    def __init__(self, spec: str, function: str, framework: str | None, device: str,
+    def __init__(self, build, spec: str, function: str, framework: str | None, device: str,
                  timeout: float | None):
-        self.args = (spec, function, framework, device)
+        self.args = (build, spec, function, framework, device)
         self.timeout = timeout
         self._process = None
         self._conn = None
@@ -114,12 +113,12 @@ class ChildKernel:
         return payload
 
 
-def isolate(impl, timeout: float | None = None):
+def isolate(impl, build, timeout: float | None = None):
     """The same implementation, its calls made in a child process (a built-in one: the child
-    loads its backend itself). The framework's own extra paths stay in this process."""
+    loads its backend itself, by ``build``). The framework's own extra paths stay here."""
     from dataclasses import replace
 
     if isinstance(impl.kernel, ChildKernel):
         return impl
-    kernel = ChildKernel(impl.id, impl.function.name, None, impl.device, timeout)
+    kernel = ChildKernel(build, impl.id, impl.function.name, None, impl.device, timeout)
     return replace(impl, kernel=kernel, paths=None, rows_batch=False)

@@ -118,6 +118,15 @@ def find(spec: str, function: str | Function | None = None) -> list[Implementati
     return found
 
 
+def child_kernel(spec: str, function: str, framework: str | None, device: str):
+    """The kernel an isolated implementation's child process builds for itself
+    (isolated.ChildKernel): a built-in one by ``backend:name`` (framework None), else a
+    user's callable."""
+    if framework is None:
+        return find(spec, function)[0].kernel
+    return load_user(spec, function, framework, device).kernel
+
+
 FRAMEWORKS = ("numpy", "torch")
 DEVICES = ("cpu", "cuda")
 
@@ -166,7 +175,7 @@ def load_user(spec: str, function: str | Function, framework: str = "numpy",
     if isolate or timeout is not None:
         if timeout is not None and not timeout > 0:
             raise UsageError(f"--timeout {timeout}: need a positive number of seconds")
-        kernel = ChildKernel(spec, function.name, framework, device, timeout)
+        kernel = ChildKernel(child_kernel, spec, function.name, framework, device, timeout)
     how = f"d/dx of {spec} by torch autograd" if autograd else spec
     return Implementation("user", spec, function, kernel, device=device,
                           description=f"{how} on {framework} arrays ({device})",
@@ -223,7 +232,8 @@ def implementations(backends: list[str] | None, impls: list[str] | None,
                              f"{', '.join(f.name for f in functions or [])}")
         out.implementations += chosen
     if user.isolate or user.timeout is not None:
-        out.implementations = [isolate(i, user.timeout) for i in out.implementations]
+        out.implementations = [isolate(i, child_kernel, user.timeout)
+                               for i in out.implementations]
     out.implementations += [load_user(spec, f, user.framework, user.device, user.isolate,
                                       user.timeout, user.autograd)
                             for spec in impls for f in functions or []]

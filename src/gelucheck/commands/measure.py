@@ -48,7 +48,7 @@ def add(sub) -> None:
 
 def _measure(args, with_drift: bool) -> int:
     from .. import budgets as budgets_mod
-    from .. import matrix, outputs
+    from .. import judge, matrix, outputs
     from ..results import AccuracyResult
 
     if args.cpu_capability:
@@ -100,7 +100,7 @@ def _measure(args, with_drift: bool) -> int:
         for r in results:
             if not isinstance(r, AccuracyResult):
                 continue
-            verdict = budgets_mod.judge(r, budgets)
+            verdict = judge.judge(r, budgets)
             if verdict.failed or verdict.better:
                 print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
             status |= verdict.failed

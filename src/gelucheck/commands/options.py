@@ -158,13 +158,14 @@ def judge_consistency(args, results) -> int:
     """--budgets: each path's differing outputs against the recorded counts (a path not
     recorded - a dispatch level, say - may differ nowhere)."""
     from .. import budgets as budgets_mod
+    from .. import judge
 
     if not args.budgets:
         return 0
     budgets = budgets_mod.load(args.budgets)
     status = 0
     for r in results:
-        verdict = budgets_mod.judge_consistency(r, budgets)
+        verdict = judge.judge_consistency(r, budgets)
         if verdict.missing:
             continue
         if verdict.failed or verdict.better:

@@ -116,6 +116,7 @@ def _sweep_profile(results) -> None:
 def _sweep_budgets(args, results) -> int:
     """--write-budgets records, --budgets judges (against figures of the same range)."""
     from .. import budgets as budgets_mod
+    from .. import judge
 
     if not (args.budgets or args.write_budgets):
         return 0
@@ -132,7 +133,7 @@ def _sweep_budgets(args, results) -> int:
     if args.budgets:
         gate = budgets_mod.load(args.budgets)
         for r in results:
-            verdict = budgets_mod.judge_sweep(r, gate)
+            verdict = judge.judge_sweep(r, gate)
             if verdict.missing:
                 print(f"BUDGET {r.label}: no sweep budget over [{r.range[0]}, {r.range[1]}) in "
                       f"{args.budgets}; record one with --write-budgets")

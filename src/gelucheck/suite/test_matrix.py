@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gelucheck import budgets, judge
+from gelucheck import judge
 from gelucheck.checks import (
     accuracy,
     consistency,
@@ -29,7 +29,7 @@ from gelucheck.results import AccuracyResult, Identity, MinimumFinding, SignFind
 
 
 def _judge(result, gelucheck_budgets, record_gelucheck):
-    verdict = budgets.judge(result, gelucheck_budgets)
+    verdict = judge.judge(result, gelucheck_budgets)
     if verdict.missing:  # never skipped into green: held to the stated default
         record_gelucheck(result)
         default = gelucheck_budgets.default_max_ulp

@@ -48,6 +48,16 @@ from ..functions import (
 from ..reference import arbref
 from ..reference.mpref import correctly_rounded, minimum
 from . import phi_table
+from .constants import (
+    CUBIC,
+    DROPPED,
+    FRACTION_MASK,
+    ONE_DOWN,
+    ONE_UP,
+    PHI0,
+    TAIL_FLOOR,
+    K,
+)
 
 RELATIVE_BOUND = 2.0**-40
 # The compiled Φ and GELU (kernels.phi_block) err by at most this, relative: measured against
@@ -67,28 +77,11 @@ TINY = 2.0**-30
 SATURATION = 9.0
 FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0, PHI_GRAD: -20.0, GELU_GRAD: -20.0,
             GELU_TANH_GRAD: -12.0}
-PHI0 = 1 / math.sqrt(2 * math.pi)
-K = math.sqrt(2 / math.pi)
-CUBIC = 0.044715
 TAYLOR = {PHI: PHI0, GELU: PHI0, GELU_TANH: K / 2}
 
 
-FRACTION_MASK = (1 << 52) - 1
-# Where the exact value approaches a float32 from a known side - 1 (Φ from below, GELU′ from
-# above), x (GELU and its tanh form, from below), 1/2 (Φ and GELU′ as x -> 0, on x's side),
-# 0 (the tails, with the function's sign) - the float64 reference is kept on that side
-# (docs/design.md, The sweep: exact counts),
-# never on the float32 itself: an output one step from it errs by 1/2 or 1 ulp and a little
-# more or less, which decides whether it is correctly rounded and its histogram bin. At
-# most the float64 next to the float32; TAIL_FLOOR from 0 (|f| < 2^-200 in the far left and
-# past φ's right; a power of two so far below the quantum that |y - v| stays exact for
-# outputs up to 4 quanta from 0).
-ONE_DOWN = 1.0 - 2.0**-53
-ONE_UP = 1.0 + 2.0**-52
-TAIL_FLOOR = 2.0**-200
 # RELATIVE_BOUND in units of the float64 last place: 2^-40 of |v| is at most 2^13 of them.
 SLACK = 1 << 13
-DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
 
 
 def _parts(x64: np.ndarray, function: Function) -> dict[str, slice]:

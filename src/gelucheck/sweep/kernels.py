@@ -18,7 +18,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..formats import FLOAT32
-from .fastref import CUBIC, DROPPED, FRACTION_MASK, ONE_DOWN, ONE_UP, PHI0, TAIL_FLOOR, K
+from .constants import CUBIC, DROPPED, FRACTION_MASK, ONE_DOWN, ONE_UP, PHI0, TAIL_FLOOR, K
 from .phi_table import PHI, R
 
 TERMS = R.terms
@@ -128,7 +128,7 @@ def _near_half_step(bits, slack):
 def _judge_below(value, limit, phi_right, slack, subnormal_slack):
     """_judge for a value whose exact value lies below the float32 of encoding ``limit``
     however close it comes (Φ's 1, GELU's x): v kept below it - at most the float64 next to
-    it - and not in doubt within slack of it, its side known (fastref.ONE_DOWN's comment)."""
+    it - and not in doubt within slack of it, its side known (constants.ONE_DOWN's comment)."""
     value, unit, in_doubt = _judge(min(value, _as_float(limit - 1)), phi_right, slack,
                                    subnormal_slack, False)
     return value, unit, in_doubt & (limit - _as_int(value) > slack + 1)
@@ -383,7 +383,7 @@ def _phi_direct(x, c, centre, gelu, bound, limited, v, unit, doubt):
     subnormal. ``limited``: x > 0 so large (fastref.LIMITED_FROM) that the exact value comes
     within the bound of 1 (Φ) or x (GELU), which it approaches from below: v is kept below
     that float32 - at most the float64 next to it - and is not in doubt within slack of it,
-    its side known (fastref.ONE_DOWN's comment): a loop of its own (_direct_limited; a test
+    its side known (constants.ONE_DOWN's comment): a loop of its own (_direct_limited; a test
     per input took it from 0.62 to 0.75 ns an input)."""
     slack = np.int64(bound * 2.0**53)
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL

@@ -1,0 +1,24 @@
+"""The numbers the sweep's float64 reference (fastref) and its compiled loops (kernels) share:
+in a module of their own, so that neither imports the other for them."""
+import math
+
+PHI0 = 1 / math.sqrt(2 * math.pi)
+K = math.sqrt(2 / math.pi)
+CUBIC = 0.044715
+
+
+FRACTION_MASK = (1 << 52) - 1
+# Where the exact value approaches a float32 from a known side - 1 (Φ from below, GELU′ from
+# above), x (GELU and its tanh form, from below), 1/2 (Φ and GELU′ as x -> 0, on x's side),
+# 0 (the tails, with the function's sign) - the float64 reference is kept on that side
+# (docs/design.md, The sweep: exact counts),
+# never on the float32 itself: an output one step from it errs by 1/2 or 1 ulp and a little
+# more or less, which decides whether it is correctly rounded and its histogram bin. At
+# most the float64 next to the float32; TAIL_FLOOR from 0 (|f| < 2^-200 in the far left and
+# past φ's right; a power of two so far below the quantum that |y - v| stays exact for
+# outputs up to 4 quanta from 0).
+ONE_DOWN = 1.0 - 2.0**-53
+ONE_UP = 1.0 + 2.0**-52
+TAIL_FLOOR = 2.0**-200
+
+DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
