@@ -28,8 +28,8 @@ HEADER = """\
 # suite without it. torch==2.13.0 takes the CPU build on this machine's disk. Not what users
 # get: pyproject.toml's extras have open ranges.
 """
-ENVIRONMENTS = [("all", ["tox>=4", "ruff", "mutmut>=3"]), ("test,tensorflow", []), ("test,mlx", []),
-                ("test,jax", [])]
+ENVIRONMENTS = [("all", ["tox>=4", "ruff", "mypy", "mutmut>=3"]), ("test,tensorflow", []),
+                ("test,mlx", []), ("test,jax", [])]
 
 
 def resolve(extras: str, more: list[str], folder: Path) -> dict[str, str]:

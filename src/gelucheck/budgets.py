@@ -9,6 +9,7 @@ defect is then out of date (the suite turns red the day that accuracy regresses 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def stale_entries(budgets: Budgets, offered: list, known_backends: list[str]) ->
     return out
 
 
-def stale_warnings(budgets: Budgets, path, users: list = ()) -> list[str]:
+def stale_warnings(budgets: Budgets, path, users: Sequence = ()) -> list[str]:
     """What the command line and the pytest plugin warn of: each entry of the budgets file at
     ``path`` that names no implementation here (``users``: the user's callables measured)."""
     from .backends import backend_names, select
@@ -119,6 +120,7 @@ def stale_warnings(budgets: Budgets, path, users: list = ()) -> list[str]:
 def sweep_entry(result: SweepResult) -> dict:
     """What a budget records of a whole-float32 sweep: rounded up (down for the share)."""
     f = result.figures
+    assert f is not None, "only a measured sweep is recorded"
     return {"range": result.range, "max_ulp": round_up(f.max_ulp),
             "regions": {r.name: round_up(r.max_ulp) for r in f.regions},
             "correctly_rounded": math.floor(result.correctly_rounded_fraction * 1e6) / 1e6}
@@ -131,9 +133,10 @@ def consistency_entry(result: ConsistencyResult) -> dict:
 def entry_from(result: AccuracyResult, old: dict | None) -> dict:
     """A budget entry recording ``result``; the defects named in ``old`` are kept."""
     f = result.figures
-    entry = {"max_ulp": round_up(f.max_ulp),
+    assert f is not None, "only a measured result is recorded"
+    entry: dict[str, object] = {"max_ulp": round_up(f.max_ulp),
              "regions": {r.name: round_up(r.max_ulp) for r in f.regions}}
-    if entry["max_ulp"] <= 0.5:  # within half an ulp, yet some may round the wrong way
+    if round_up(f.max_ulp) <= 0.5:  # within half an ulp, yet some may round the wrong way
         entry["not_correctly_rounded"] = f.not_correctly_rounded
     if isinstance(result.minimum, MinimumFinding):
         entry["minimum_value_ulp"] = round_up(result.minimum.value_ulp_error)

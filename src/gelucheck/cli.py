@@ -37,6 +37,7 @@ def run() -> None:
     usual way."""
     import atexit
 
+    status: int | str | None
     try:
         status = main()
     except SystemExit as exc:  # argparse's: --help, a bad option

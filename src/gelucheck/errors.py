@@ -5,7 +5,8 @@ anything else is a bug (ours or a library's) and surfaces with its traceback.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 
 class GelucheckError(Exception):
@@ -29,9 +30,9 @@ class ImplementationError(GelucheckError):
         self.traceback = traceback
 
 
-def choose(kind: str, value, valid: Iterable):
+def choose(kind: str, value, valid: Iterable) -> Any:
     """``valid[value]`` for a mapping, ``value`` for a collection that holds it; else a
     UsageError that names every valid choice."""
     if value in valid:
-        return valid[value] if hasattr(valid, "keys") else value
+        return valid[value] if isinstance(valid, Mapping) else value
     raise UsageError(f"unknown {kind} {value!r}; valid choices: {', '.join(map(str, valid))}")

@@ -26,8 +26,9 @@ _LIMITS = {CDF: (0.0, 1.0), X_TIMES_CDF: (-0.0, math.inf), DERIVATIVE: (-0.0, 1.
 # difference: (small |x|, far left, far right). "x": the sign of x (1/2 + c·x). Φ is above 0
 # and below 1; x·Φ is x/2 plus a positive term near 0 and below its limits far out; GELU′ is
 # 1/2 + 2φ(0)x near 0, below 0 far left (Φ < |x|φ) and above 1 far right; φ is positive.
-_SIDES = {CDF: ("x", 1.0, -1.0), X_TIMES_CDF: (1.0, -1.0, -1.0),
-          DERIVATIVE: ("x", -1.0, 1.0), PDF: (-1.0, 1.0, 1.0)}
+_SIDES: dict[str, tuple[str | float, float, float]] = {
+    CDF: ("x", 1.0, -1.0), X_TIMES_CDF: (1.0, -1.0, -1.0), DERIVATIVE: ("x", -1.0, 1.0),
+    PDF: (-1.0, 1.0, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -70,7 +71,7 @@ class Function:
         """The sign of (exact - rounded) where the difference is too small to see."""
         small, left, right = _SIDES[self.family]
         if abs(x) < 1:
-            return x if small == "x" else small
+            return x if isinstance(small, str) else small
         return left if x < 0 else right
 
     @property

@@ -40,6 +40,7 @@ def breaches(result: AccuracyResult, limits: list[Limit], specials: bool) -> lis
     out = []
     f = result.figures
     for limit in limits if f is not None else []:
+        assert f is not None
         figures = f if limit.region == OVERALL else f.region(limit.region)
         if figures is None:
             continue
@@ -54,7 +55,7 @@ def breaches(result: AccuracyResult, limits: list[Limit], specials: bool) -> lis
         elif wrong:  # within half an ulp, and still not correctly rounded
             out.append(f"{wrong} results{where} not correctly rounded (a tie rounded the wrong "
                        "way, or a hair past one: each scores 0.5 ulp)")
-    if specials:
+    if specials and isinstance(result.specials, dict):
         for label in result.failing_specials:
             s = result.specials[label]
             out.append(f"special input {label}: expected {s.expected!r}, computed "

@@ -216,10 +216,11 @@ class AccuracyResult:
 
     def to_json(self) -> dict:
         i = self.identity
-        out = {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
-               "function": i.function, "reference": self.reference, "dtype": i.dtype,
-               "device": i.device, "how": self.how, "description": self.description,
-               "error": self.failure.reason if self.failure else None}
+        out: dict[str, object] = {
+            "kind": self.kind, "backend": i.backend, "implementation": i.implementation,
+            "function": i.function, "reference": self.reference, "dtype": i.dtype,
+            "device": i.device, "how": self.how, "description": self.description,
+            "error": self.failure.reason if self.failure else None}
         if self.failure:
             out.update(n_inputs=self.n_tried, max_ulp=float("inf"))
         elif self.figures:
@@ -305,7 +306,7 @@ class DriftResult:
         return self.device is None
 
     def to_json(self) -> dict:
-        out = {"kind": self.kind, "backend": self.backend,
+        out: dict[str, object] = {"kind": self.kind, "backend": self.backend,
                "exact_implementation": self.exact_implementation,
                "tanh_implementation": self.tanh_implementation, "dtype": self.dtype,
                "pair": self.pair}
@@ -359,7 +360,9 @@ class SweepResult:
 
     @property
     def correctly_rounded_fraction(self) -> float:
-        return 1 - self.figures.not_correctly_rounded / self.figures.n_inputs
+        f = self.figures
+        assert f is not None, "a sweep that was not measured has no share"
+        return 1 - f.not_correctly_rounded / f.n_inputs
 
     def to_json(self) -> dict:
         i = self.identity

@@ -10,7 +10,7 @@ from ..errors import ImplementationError
 from ..formats import FORMATS, Format, get_format, narrow
 from ..functions import Function, get_function
 
-ALL_DTYPES = tuple(FORMATS)
+ALL_DTYPES = tuple(FORMATS.values())
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Implementation:
     name: str
     function: Function
     kernel: Callable[[np.ndarray], np.ndarray]
-    native: tuple[Format, ...] = ALL_DTYPES
+    native: tuple[Format, ...] = ALL_DTYPES  # names are resolved to Formats, once
     wider: dict[Format, Format] = field(default_factory=dict)
     device: str = "cpu"
     description: str = ""

@@ -15,7 +15,8 @@ import os
 import sys
 from dataclasses import dataclass, field
 from functools import cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
 
 from ..errors import UsageError, choose
 from ..functions import Function, get_function
@@ -32,10 +33,10 @@ READING_ORDER = ("numpy", "scipy", "torch", "torch-cuda", "torch-compile", "jax"
 
 
 @cache
-def _entry_points() -> dict[str, object]:
+def _entry_points() -> dict[str, EntryPoint]:
     """name -> entry point, gelucheck's own first; where two packages claim a name,
     gelucheck's own wins."""
-    found = {}
+    found: dict[str, EntryPoint] = {}
     for ep in sorted(entry_points(group=GROUP), key=lambda ep: not ep.value.startswith(OWN)):
         found.setdefault(ep.name, ep)
     rank = {name: i for i, name in enumerate(READING_ORDER)}
@@ -161,12 +162,12 @@ def load_user(spec: str, function: str | Function, framework: str = "numpy",
     except Exception as exc:  # noqa: BLE001 - report any import failure of foreign code
         raise UsageError(f"--impl {spec!r}: cannot import {module_name!r}: "
                          f"{type(exc).__name__}: {exc}") from None
-    fn = module
+    fn: Any = module
     for part in attr.split("."):
         fn = getattr(fn, part, None)
     if not callable(fn):
         raise UsageError(f"--impl {spec!r}: {module_name} has no callable {attr!r}")
-    kernel = fn
+    kernel: Any = fn
     if framework == "torch":
         ok, reason, _ = torch_availability(device)
         if not ok:

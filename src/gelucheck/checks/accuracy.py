@@ -58,7 +58,7 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
             e = errors[m]
             k = worst_index(e)
             regions.append(region(name, lo, hi, m.sum(), e[k], _mean(e), x[m][k], fmt,
-                                  np.count_nonzero(wrong[m])))
+                                  int(np.count_nonzero(wrong[m]))))
     result.figures = ErrorFigures(
         n_inputs=len(x), max_ulp=float(errors[i]), mean_ulp=_mean(errors),
         n_infinite=int(np.count_nonzero(~np.isfinite(errors))),

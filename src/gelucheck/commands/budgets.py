@@ -44,7 +44,7 @@ def run(args) -> int:
         if args.backend or args.impl:
             raise UsageError("budgets: --backend and --impl measure, --from-report reads: "
                              "give one")
-        results = [r for p in args.from_report for r in jsonio.read_report(p)[0]
+        results: list = [r for p in args.from_report for r in jsonio.read_report(p)[0]
                    if isinstance(r, AccuracyResult)]
         if not results:
             raise UsageError(f"{', '.join(args.from_report)}: no accuracy results to record")
@@ -58,7 +58,7 @@ def run(args) -> int:
     new = budgets_mod.Budgets(defects=old.defects)
     new.entries = dict(old.entries)  # backends not installed here keep their budgets
     for r in results:
-        if r.failure is None:
+        if isinstance(r, AccuracyResult) and r.failure is None:
             k = budgets_mod.key(r)
             new.entries[k] = budgets_mod.entry_from(r, old.entries.get(k))
     budgets_mod.write(path, new)

@@ -51,6 +51,6 @@ def run(args) -> int:
     results = [drift.runtime_drift(first, second, fmt) for fmt in todo]
     options.show(results, json_path, markdown_path)
     failed = [r for r in results if r.failure]
-    for r in failed:
-        print(f"ERROR {r.label}: {r.failure.reason}")
+    for r, failure in ((r, r.failure) for r in failed if r.failure):
+        print(f"ERROR {r.label}: {failure.reason}")
     return 2 if failed else 0

@@ -31,6 +31,7 @@ def run(args) -> int:
         loaded = [(f"{i + 1}:{n}", r, e) for i, (n, r, e) in enumerate(loaded)]
     diffs = [(f"Compare {a[0]} -> {b[0]}", compare.compare(a[1], b[1]))
              for a, b in zip(loaded, loaded[1:])]
+    assert target is not None  # --output is required
     target.write_text(html.render(loaded, diffs,
                                   extra=[study_output.html_section(s) for s in studies]))
     print(f"{target}: {target.stat().st_size / 1e6:.2f} MB")

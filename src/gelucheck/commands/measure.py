@@ -64,7 +64,7 @@ def _measure(args, with_drift: bool) -> int:
     impls = options.selected(args)
     dtypes = args.dtype or list(FORMATS.values())
     timings: dict = {}
-    results = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
+    results: list = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
                          keep_errors=bool(plots or args.keep_outputs), timings=timings)
     if getattr(args, "consistency", False):
         from ..checks import consistency
@@ -78,8 +78,8 @@ def _measure(args, with_drift: bool) -> int:
     _print_own_frames(results)
     env = options.show(results, json_path, markdown_path)
     failed = [r for r in results if r.failure]
-    for r in failed:
-        print(f"ERROR {r.label}: {r.failure.reason}")
+    for r, failure in ((r, r.failure) for r in failed if r.failure):
+        print(f"ERROR {r.label}: {failure.reason}")
     for r in results:
         if isinstance(r, AccuracyResult) and r.all_nan:
             print(f"ALL NaN {r.identity.id} {r.identity.dtype}")

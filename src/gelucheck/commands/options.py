@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 from ..errors import UsageError, choose
 from ..formats import FORMATS
@@ -174,7 +175,7 @@ def judge_consistency(args, results) -> int:
     return int(status)
 
 
-def warn_stale(budgets, path, impls: list = ()) -> None:
+def warn_stale(budgets, path, impls: Sequence = ()) -> None:
     from .. import budgets as budgets_mod
 
     users = [i for i in impls if i.backend == "user"]

@@ -78,9 +78,11 @@ def run(args) -> int:
     return max(status, _sweep_budgets(args, results))
 
 
-def _timing(wall_s: float, computed: int) -> str:
+def _timing(wall_s: float | None, computed: int | None) -> str:
     """The sweep's time and its rate over the inputs computed now, each with its significant
     digits: a range of 16 inputs had read "0.0 s (0.0 M inputs/s ...)"."""
+    if wall_s is None or computed is None:
+        return "time not measured"
     per_second = computed / wall_s
     rate = f"{per_second / 1e6:.1f} M" if per_second >= 1e6 else f"{per_second:,.0f}"
     seconds = f"{wall_s:.1f}" if wall_s >= 1 else f"{wall_s:.2g}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 
 from .. import __version__
@@ -43,7 +44,7 @@ def decode(text: str):
     return _restore(json.loads(text))
 
 
-def dumps(results: list[Result]) -> str:
+def dumps(results: Sequence[Result]) -> str:
     """The results alone, as a JSON list (what the pytest plugin passes between processes)."""
     return encode([r.to_json() for r in results])
 
@@ -60,7 +61,7 @@ def report_text(results: list[Result]) -> str:
     return json.dumps(_clean(document), indent=1, allow_nan=False) + "\n"
 
 
-def write(results: list[Result], path: str | Path) -> None:
+def write(results: Sequence[Result], path: str | Path) -> None:
     Path(path).write_text(report_text(results))
 
 
