@@ -30,8 +30,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def run() -> None:
     """The command line (the ``gelucheck`` script, ``python -m gelucheck``): main, then out
-    without the interpreter's teardown - torch's and numba's took 0.5 s of every command
-    here (3.5 against 4.1 s for the whole-float32 sweep of torch's GELU). The output is
+    without the interpreter's teardown - torch's and numba's cost a large part of a short
+    command (docs/design.md, Errors). The output is
     flushed and the exit handlers run (multiprocessing's, the isolated children's cleanup,
     logging's) before the process ends with main's status; a bug's traceback takes the
     usual way."""

@@ -1,7 +1,7 @@
-"""Same input, same output (docs/design.md, Consistency): each input evaluated along other
-paths than one long contiguous array - alone, at every position of short arrays of every
-length up to two vector widths and one, in non-contiguous layouts, through other call paths -
-and compared bit for bit with the bulk result, which is the baseline.
+"""Same input, same output (docs/design.md, Consistency across call paths): each input
+evaluated along other paths than one long contiguous array - alone, at every position of
+short arrays of every length up to two vector widths and one, in non-contiguous layouts,
+through other call paths - and compared bit for bit with the bulk result, the baseline.
 
 How each path is reached. A single element is a call on a one-element array (and on a 0-d
 array). Short arrays of length L are separate arrays, one call each (on one input in SHARE,

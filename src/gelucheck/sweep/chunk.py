@@ -82,9 +82,8 @@ def _largest(parts: list[tuple[float, int]]) -> tuple[float, int]:
 
 BLOCK = 1 << 17  # inner block: NumPy's temporaries stay in cache and in malloc's free lists
 # Where one compiled loop computes the reference (fastref.one_compiled_run) a block's work is
-# arithmetic, not memory: twice as large halves the Python around it per input (middle
-# blocks of torch's GELU 1.62 -> 1.48 ns an input in the series, 2.98 -> 2.81 in the table;
-# 2^19 no faster, 2^20 slower: the arrays leave the cache)
+# arithmetic, not memory: twice as large halves the Python around it per input (2^19 no
+# faster, 2^20 slower: the arrays leave the cache)
 COMPILED_BLOCK = 1 << 18
 # A run scored in closed form (fastref.Known) needs no float64 array: its implementations are
 # called in spans of this many, aligned (so within a binade; _known_run).
@@ -384,7 +383,7 @@ def _consecutive(x: np.ndarray, first: int) -> bool:
 def _same(a: np.ndarray, b: np.ndarray) -> bool:
     """np.array_equal, most unequal pairs decided on a prefix: two implementations that
     differ at all differ within their first few hundred outputs of a block (the full
-    comparison costs 0.15 ns an input, for every pair)."""
+    comparison costs as much for every pair)."""
     return np.array_equal(a[:256], b[:256]) and np.array_equal(a, b)
 
 

@@ -11,7 +11,7 @@ FRACTION_MASK = (1 << 52) - 1
 # Where the exact value approaches a float32 from a known side - 1 (Φ from below, GELU′ from
 # above), x (GELU and its tanh form, from below), 1/2 (Φ and GELU′ as x -> 0, on x's side),
 # 0 (the tails, with the function's sign) - the float64 reference is kept on that side
-# (docs/design.md, The sweep: exact counts),
+# (docs/design.md, The sweep),
 # never on the float32 itself: an output one step from it errs by 1/2 or 1 ulp and a little
 # more or less, which decides whether it is correctly rounded and its histogram bin. At
 # most the float64 next to the float32; TAIL_FLOOR from 0 (|f| < 2^-200 in the far left and

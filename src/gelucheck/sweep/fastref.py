@@ -105,7 +105,7 @@ def _gelu(x: np.ndarray, out: np.ndarray) -> None:
 
 
 # The float64 formula of each function between the far left and saturation, written into
-# ``out`` (a part of v: no temporary to allocate and copy, 1 ns an input here).
+# ``out`` (a part of v: no temporary to allocate and copy).
 MIDDLE = {PHI: lambda x, out: special.ndtr(x, out=out), GELU: _gelu,
           GELU_TANH: lambda x, out: np.copyto(out, _tanh_form(x))}
 
@@ -119,7 +119,7 @@ def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
     0000...0, a power of two a zero fraction."""
     bits = v.view(np.int64)
     # the 28 bits below half a float32 ulp in [-SLACK, SLACK] modulo their width: shifted by
-    # SLACK, at most 2·SLACK (one comparison; NumPy's int64 abs branches, 20x slower here)
+    # SLACK, at most 2·SLACK (one comparison; NumPy's int64 abs branches, far slower)
     shifted = bits + SLACK
     shifted &= (1 << (DROPPED - 1)) - 1
     doubt = shifted <= 2 * SLACK
@@ -236,7 +236,7 @@ def _right_reference(function: Function, x: np.ndarray) -> np.ndarray | float:
 def _off_half(v: np.ndarray, x: np.ndarray) -> None:
     """Φ's and GELU′'s 1/2 + c·x near 0, one float64 step off 1/2 on x's side where float64
     lost the x term (ONE_DOWN's comment), in place."""
-    step = np.sign(x).astype(np.int64)  # on the encoding: np.nextafter took 10 ns an input
+    step = np.sign(x).astype(np.int64)  # on the encoding: np.nextafter is slower
     step *= v == 0.5
     v.view(np.int64)[...] += step
 
@@ -853,7 +853,7 @@ def _compiled_run(function: Function, x: np.ndarray):
         kernels().tiny_block(x, function == GELU, v, unit)
     elif _outer(function, first, last):
         # an implementation that misses the closed form there (torch's GELU overflows near
-        # the largest float32) is measured in float64: 0.3 ms a span of 2^20, not 10
+        # the largest float32) is measured in float64, not by mpmath
         kernels().outer_block(x, _far_reference(function), function == GELU, v, unit)
     else:
         return v, unit, _compiled_middle(function, x, v, unit)

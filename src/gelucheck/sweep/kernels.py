@@ -3,7 +3,7 @@ replaces several NumPy passes over a block by one, vectorized; fastref and chunk
 NumPy where numba is not installed, with the same figures.
 
 Written by hand because no library offers a vectorized float64 erfc for NumPy arrays (SciPy's
-ndtr is a scalar loop, 3-9 ns an input here; NumPy's exp 6.7 ns).
+ndtr is a scalar loop, slower than NumPy's exp).
 
 Module-level functions, so that numba's disk cache (cache=True) holds across processes. A loop
 that another calls is inlined into it, not cached on its own: one compiled copy, whichever
@@ -74,7 +74,7 @@ RECIPROCAL = 2046 << 52
 # highest term first. Below each edge the first term left out, |x|^2k / (k!·2^k·(2k+1)), is
 # below 2^-64 of S: with 3 terms |x|^6/336 < 2^-68 below 2^-10, with 5 |x|^10/42240 < 2^-65 below
 # 2^-5, with 7 |x|^14/9676800 < 2^-65 below TAYLOR_EDGE. (Most of the series' inputs lie below
-# 2^-10, and fewer terms are a third fewer operations there: 0.27 against 0.40 ns an input.)
+# 2^-10, and fewer terms are a third fewer operations there.)
 TAYLOR_EDGE = 0.125
 SERIES = np.array([(-0.5) ** k / (math.factorial(k) * (2 * k + 1)) for k in range(6, -1, -1)])
 # GELU′ = Φ + x·φ = 1/2 + φ(0)·x·S′(x²), S′(t) = Σ (-1/2)^k t^k (2k+2)/(k!(2k+1)): each term
@@ -104,7 +104,7 @@ def _judge(value, phi_right, slack, subnormal_slack, subnormal):
     if subnormal and abs(value) < SMALLEST_NORMAL:  # the quantum is fixed: test against it directly
         steps = math.floor(value / QUANTUM + 0.5)
         residual = abs(value - steps * QUANTUM)
-        # bitwise: `and`/`or` branches kept the loop from vectorizing (1.28 -> 1.8 ns)
+        # bitwise: `and`/`or` branches kept the loop from vectorizing
         near = (residual > subnormal_slack) | ((residual < 0.5 * QUANTUM - subnormal_slack)
                                                & (steps != 0.0))
         return math.copysign(max(abs(value), TAIL_FLOOR), value), unit, near & (value != 0.0)
@@ -165,8 +165,8 @@ def _phi_loop(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
     2^-57), 2^n added on the encoding. Q(|x|) = φ·R(-|x|); Φ = Q for x < 0, else 1 - Q.
 
     The loop is bound by the latency of its polynomials, not by their operations: Estrin's
-    scheme for exp's and two interleaved chains for R's take it from 1.68 to 1.22 ns an input
-    (Estrin for R too, 1.23, was less accurate: 2^-50.4 against 2^-50.7 of mpmath)."""
+    scheme for exp's and two interleaved chains for R's shorten it (Estrin for R too, no
+    faster, was less accurate: 2^-50.4 against 2^-50.7 of mpmath)."""
     slack = np.int64(bound * 2.0**53)  # the bound in float64 last places of v's binade
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
@@ -180,8 +180,7 @@ def _phi_loop(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
 
 # Each flag of a loop (subnormal, limited, above_one) a constant of a loop of its own: a flag
 # passed in and tested inside the loop kept LLVM from vectorizing it, or had it compute both
-# sides of the flag's branch for every input (phi_block 1.29 -> 1.40 ns an input, grad_block
-# up to 2x, phi_direct 0.62 -> 1.0); one loop each, 1.09, 0.94-1.04 and 0.62. Written out,
+# sides of the flag's branch for every input (docs/design.md, The sweep). Written out,
 # module-level, one per value: closures made alike missed numba's disk cache (4 s a
 # command), and numba.literally re-typed them in every process (3.1 s against 0.4).
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
@@ -378,13 +377,13 @@ def star_block(x, high, low, c, bound, v, unit, doubt):
 def _phi_direct(x, c, centre, gelu, bound, limited, v, unit, doubt):
     """phi_block from Φ's own fit on the interval (c: phi_table.PHI's row there), for x > 0
     up to saturation and x < 0 down to phi_table.DIRECT_LEFT: no exponential, 14 terms
-    instead of exp's 14 and R's 12, by Estrin's scheme (4 steps deep: 0.68 -> 0.60 ns an
-    input against two Horner chains 7 deep; phi_block takes 1.25). No value there is
+    instead of exp's 14 and R's 12, by Estrin's scheme (4 steps deep, against two Horner
+    chains 7 deep; about half phi_block's time). No value there is
     subnormal. ``limited``: x > 0 so large (fastref.LIMITED_FROM) that the exact value comes
     within the bound of 1 (Φ) or x (GELU), which it approaches from below: v is kept below
     that float32 - at most the float64 next to it - and is not in doubt within slack of it,
-    its side known (constants.ONE_DOWN's comment): a loop of its own (_direct_limited; a test
-    per input took it from 0.62 to 0.75 ns an input)."""
+    its side known (constants.ONE_DOWN's comment): a loop of its own (_direct_limited: a test
+    per input would slow every input)."""
     slack = np.int64(bound * 2.0**53)
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
@@ -422,7 +421,7 @@ def _series_kernel(terms, series=SERIES):
     series's first ``terms``: at most 7 operations instead of exp's 14 and R's 12 (two
     thirds of the middle's inputs lie here). One compiled loop per count, the coefficients
     its constants (numba's disk cache keys on them): a count passed in, or tested in one
-    loop, kept every count at the cost of 7 terms (0.33 against 0.27 ns an input for 3).
+    loop, kept every count at the cost of 7 terms.
     GELU′'s (``series`` GRAD_SERIES) is called with gelu False: 1/2 + φ(0)·x·S′(x²)."""
     c = series[len(series) - terms:].copy()
 
@@ -536,13 +535,13 @@ def _error(yi, vi, ui, finite=False):
 
 # outputs per sub-block of score: maxima are kept per sub-block, indices found in the best.
 # Each sub-block ends in a dozen reductions across the vector's lanes (sums, counts, maxima):
-# 1024 outputs share them (0.29 -> 0.26 ns an input against 64; 4096 no faster)
+# 1024 outputs share them (fewer were slower, more no faster)
 SCORE_SUB = 1024
 TWO = np.int64(0x4000000000000000)  # 2.0's encoding
 SUB = 64  # outputs per sub-block of histogram_above_four, binned only where one errs that much
 
 
-# reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40 here),
+# reassoc: the sum in SIMD lanes (its order differs from NumPy's pairwise sum by ~2^-40),
 # in the order of the one compiled copy: inlined into score. (Compiled on its own too, it ran
 # as that compile in the process that compiled both, and as score's linked copy, optimized
 # apart, where numba loaded score from its cache: the same sweep's means differed in the last
@@ -573,9 +572,9 @@ def _sub_blocks(y, v, unit, finite):
             top_e = max(top_e, _as_int(e))
             top_d = max(top_d, _as_int(d))
         if top_e >= TWO:  # errors of 2 ulps and more: counted in a pass of their own, made
-            for j in range(SCORE_SUB):  # only where one is (0.25 -> 0.21 ns an input where
-                e = _error(y[a + j], v[a + j], unit[a + j], finite)[1]  # none is; 0.26
-                above_two += np.int64(e >= 2.0)  # -> 0.29 where all are)
+            for j in range(SCORE_SUB):  # only where one is: most sub-blocks have
+                e = _error(y[a + j], v[a + j], unit[a + j], finite)[1]  # none
+                above_two += np.int64(e >= 2.0)
                 above_four += np.int64(e >= 4.0)
         if top_e > best_e:
             best_e, at_e = top_e, a
@@ -657,10 +656,9 @@ def histogram_above_four(y, v, unit, counts):
     read off the error's exponent field (4 -> bin 4, capped at the second last), inf and NaN
     outputs in the last. Per sub-block of SUB: the bins computed in a vectorized loop (0 for
     an error below 4), counted only where one is not 0: at once where all share a bin, as
-    large errors mostly do (0.6 -> 0.27 ns an input where all err that much), else into
-    LANES rows of counters, output j into row j mod LANES, summed at the end - one row made
-    each count wait on the one before (1.7 -> 0.6 ns an input; NumPy's errors, compress and
-    sort took 4x the score there)."""
+    large errors mostly do, else into LANES rows of counters, output j into row j mod LANES,
+    summed at the end - one row made each count wait on the one before (NumPy's errors,
+    compress and sort took several times the score there)."""
     last = counts.shape[0] - 1
     kept = counts[0]  # the errors below 4 are counted there, then dropped
     bins = np.zeros(SUB, dtype=np.int64)

@@ -1,6 +1,6 @@
 """What the sweep's fork server imports before it forks any worker (runner._workers): torch,
-where installed - most sweeps are of it, and each worker importing it anew took 1 s, three
-processes at once on two cores - and the compiled loops every sweep runs, loaded from numba's
+where installed - most sweeps are of it, and each worker importing it anew is slow, several
+processes at once on few cores - and the compiled loops every sweep runs, loaded from numba's
 disk cache (each worker loads its function's own).
 Importing torch starts no thread, so the workers forked after it are sound; JAX, TensorFlow
 and ONNX Runtime may start threads, and each worker imports those itself after the fork."""

@@ -190,7 +190,7 @@ def _workers(count: int, specs: list[dict], function: Function):
         yield pool
     finally:
         # every result is in, or none is wanted: no waiting for the workers to wind down
-        # (torch's teardown took 0.8 s here). The executor's own thread reaps them (a join
+        # (torch's teardown is slow). The executor's own thread reaps them (a join
         # here raced with it and left a reaped process listed as alive)
         for child in set(multiprocessing.active_children()) - others:
             child.terminate()
