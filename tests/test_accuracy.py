@@ -4,7 +4,7 @@ installed backend), and checks of the figures it reports against independent sou
 import numpy as np
 import pytest
 
-from gelucheck import matrix
+from gelucheck import measurement
 from gelucheck.checks import accuracy, data
 from gelucheck.formats import FORMATS
 from gelucheck.functions import GELU
@@ -57,7 +57,7 @@ def test_matrix_includes_drift_and_reference_rows():
     from gelucheck.backends import find
 
     impls = find("torch:F.gelu") if _has_torch() else find("numpy:tanh")
-    results = matrix.run(impls, [FORMATS["float16"]], progress=False)
+    results = measurement.run(impls, [FORMATS["float16"]], progress=False)
     assert {type(r) for r in results} == {AccuracyResult, DriftResult}
     assert any(isinstance(r, DriftResult) and r.mathematical for r in results)
 

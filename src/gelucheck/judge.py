@@ -183,7 +183,7 @@ def judge_default(result: AccuracyResult, max_ulp: float = DEFAULT_MAX_ULP) -> V
     result rounded the wrong way), the special inputs at their limits, the minimum's value
     within ``max_ulp`` (and, at 0.5, x* on the plateau of smallest outputs), no derivative
     of the wrong sign or falsely zero, and the formula it declares."""
-    from .gates import OVERALL, Limit, breaches
+    from .limits import OVERALL, Limit, breaches
 
     verdict = Verdict()
     if result.failure:

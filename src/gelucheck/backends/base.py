@@ -44,7 +44,7 @@ class Implementation:
     # accuracy kernel may be compiled for dynamic shapes), prepared as ``prepare`` does.
     prepare_static: Callable[[np.ndarray], tuple[Callable, object]] | None = None
     # For compilers: compile for a dtype ahead of measuring, so that the compile time is
-    # reported apart from the measuring time (matrix.run).
+    # reported apart from the measuring time (measurement.run).
     warm_up: Callable[[Format], None] | None = None
     synchronize: Callable[[], None] | None = None
     # For code outside any backend (a user's callable): what identifies this version of it.
@@ -54,7 +54,7 @@ class Implementation:
     paths: Callable | None = None
     # Whether rows of a padded 2-D view take the kernel's path for arrays of their length
     # (NumPy ufuncs: yes; torch's TensorIterator: no - it takes a strided loop): then short
-    # arrays are checked batched, else one call per array (gelucheck.paths).
+    # arrays are checked batched, else one call per array (gelucheck.checks.padded_rows).
     rows_batch: bool = False
 
     def __post_init__(self):

@@ -158,7 +158,7 @@ def torch_layout_paths(fn, device: str = "cpu") -> Callable:
         return torch.cat([fn(t[i:i + length].clone()) for i in range(0, t.numel(), length)])[:n]
 
     def paths(fmt):
-        from ..paths import MAX_LENGTH
+        from ..checks.padded_rows import MAX_LENGTH
 
         runs = {"stride-2": strided, "transposed": transposed,
                 "channels-last": channels_last, "storage-offset": offset,

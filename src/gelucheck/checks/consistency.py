@@ -7,8 +7,8 @@ How each path is reached. A single element is a call on a one-element array (and
 array). Short arrays of length L are separate arrays, one call each (on one input in SHARE,
 below). Where the implementation says the kernel takes the same
 path for the rows of a padded 2-D view (``Implementation.rows_batch``: NumPy's ufunc loops),
-they are batched that way instead (gelucheck.paths), and a test holds the batched result to
-separate calls; torch's TensorIterator does not (it takes a strided loop for such a view, and
+they are batched that way instead (checks.padded_rows), and a test holds the batched result
+to separate calls; torch's TensorIterator does not (it takes a strided loop for such a view, and
 gives other results), so torch is called array by array. Layouts are built on the
 framework's side (a strided, transposed, channels-last or offset view of a larger tensor) and
 handed to the kernel as they are. Backends add their own paths through
@@ -22,10 +22,10 @@ import numpy as np
 
 from ..backends import Implementation, ImplementationError
 from ..formats import Format, narrow
-from ..paths import MAX_LENGTH, padded_rows
 from ..results import ConsistencyResult, Failure, Identity, PathFigures
 from ..ulp import ulp_error
 from . import data
+from .padded_rows import MAX_LENGTH, padded_rows
 
 EXAMPLES = 3
 # Short arrays and 0-d calls take one call per array, and there are 2W lengths: each length

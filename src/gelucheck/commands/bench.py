@@ -25,13 +25,13 @@ def add(sub) -> None:
 def run(args) -> int:
     import math
 
-    from .. import outputs
+    from .. import output_files
     from ..report import bench, tables
 
     floor = bench.FLOOR if args.floor is None else args.floor
     if not 0 <= floor < 10:
         raise UsageError(f"--floor {args.floor}: a fraction such as 0.1 (10%)")
-    markdown_path = outputs.file(args.markdown, "--markdown")
+    markdown_path = output_files.file(args.markdown, "--markdown")
     old = bench.load(args.old)
     runs = [bench.compare(old, bench.load(new), floor) for new in args.new]
     rows = bench.confirm([run[0] for run in runs])

@@ -33,7 +33,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from .. import budgets as budgets_mod
-    from .. import matrix
+    from .. import measurement
     from ..backends import implementations
     from ..report import jsonio
     from ..results import AccuracyResult
@@ -54,7 +54,7 @@ def run(args) -> int:
         if args.backend and chosen.unavailable:  # asked for by name: nothing would be written
             name, reason = chosen.unavailable[0]
             raise UsageError(f"backend {name} is unavailable: {reason}")
-        results = matrix.run(chosen.implementations, list(FORMATS.values()), with_drift=False)
+        results = measurement.run(chosen.implementations, list(FORMATS.values()), with_drift=False)
     new = budgets_mod.Budgets(defects=old.defects)
     new.entries = dict(old.entries)  # backends not installed here keep their budgets
     for r in results:

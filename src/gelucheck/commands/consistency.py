@@ -25,11 +25,11 @@ def add(sub) -> None:
 
 def run(args) -> int:
     from .. import budgets as budgets_mod
-    from .. import outputs
+    from .. import output_files
     from ..checks import consistency
 
-    json_path = outputs.file(args.json, "--json")
-    markdown_path = outputs.file(args.markdown, "--markdown")
+    json_path = output_files.file(args.json, "--json")
+    markdown_path = output_files.file(args.markdown, "--markdown")
     if args.budgets:
         budgets_mod.load(args.budgets)  # a missing or damaged file: said before the work
     impls = options.selected(args)

@@ -27,7 +27,7 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from .. import outputs
+    from .. import output_files
     from ..backends import member
     from ..checks import drift
 
@@ -36,8 +36,8 @@ def run(args) -> int:
     if first.function.family != second.function.family:
         raise UsageError(f"{args.first} computes {first.function.name} and {args.second} "
                          f"{second.function.name}: not comparable")
-    json_path = outputs.file(args.json, "--json")
-    markdown_path = outputs.file(args.markdown, "--markdown")
+    json_path = output_files.file(args.json, "--json")
+    markdown_path = output_files.file(args.markdown, "--markdown")
     both = [f for f in FORMATS.values() if f in first.dtypes and f in second.dtypes]
     asked = args.dtype or both
     for fmt in asked:

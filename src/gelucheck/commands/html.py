@@ -17,11 +17,11 @@ def add(sub) -> None:
 def run(args) -> int:
     from pathlib import Path
 
-    from .. import outputs
+    from .. import output_files
     from ..report import compare, html, jsonio
     from ..study import output as study_output
 
-    target = outputs.file(args.output, "--output")
+    target = output_files.file(args.output, "--output")
     if not args.reports and not args.study:
         raise UsageError("html: give at least one REPORT.json or --study STUDY.json")
     studies = [study_output.read(p) for p in args.study]

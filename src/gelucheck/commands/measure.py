@@ -48,7 +48,7 @@ def add(sub) -> None:
 
 def _measure(args, with_drift: bool) -> int:
     from .. import budgets as budgets_mod
-    from .. import judge, matrix, outputs
+    from .. import judge, measurement, output_files
     from ..results import AccuracyResult
 
     if args.cpu_capability:
@@ -56,16 +56,18 @@ def _measure(args, with_drift: bool) -> int:
             budgets_mod.load(args.budgets)  # a missing or damaged file: said before the work
         return _levels(args, sys.argv[1:] if args.argv is None else args.argv)
 
-    json_path = outputs.file(args.json, "--json")
-    markdown_path = outputs.file(args.markdown, "--markdown")
-    html_path = outputs.file(getattr(args, "html", None), "--html")
-    plots = outputs.folder(getattr(args, "plots", None), "--plots")
+    json_path = output_files.file(args.json, "--json")
+    markdown_path = output_files.file(args.markdown, "--markdown")
+    html_path = output_files.file(getattr(args, "html", None), "--html")
+    plots = output_files.folder(getattr(args, "plots", None), "--plots")
     budgets = budgets_mod.load(args.budgets) if args.budgets else None
     impls = options.selected(args)
     dtypes = args.dtype or list(FORMATS.values())
     timings: dict = {}
-    results: list = matrix.run(impls, dtypes, with_drift=with_drift, progress=not args.no_progress,
-                         keep_errors=bool(plots or args.keep_outputs), timings=timings)
+    results: list = measurement.run(impls, dtypes, with_drift=with_drift,
+                                    progress=not args.no_progress,
+                                    keep_errors=bool(plots or args.keep_outputs),
+                                    timings=timings)
     if getattr(args, "consistency", False):
         from ..checks import consistency
 
@@ -110,10 +112,10 @@ def _measure(args, with_drift: bool) -> int:
 
 def _levels(args, argv: list[str]) -> int:
     """check/report at several CPU dispatch levels, each in its own process."""
-    from .. import levels, outputs
+    from .. import levels, output_files
 
-    json_path = outputs.file(args.json, "--json")
-    markdown_path = outputs.file(args.markdown, "--markdown")
+    json_path = output_files.file(args.json, "--json")
+    markdown_path = output_files.file(args.markdown, "--markdown")
     wanted = levels.check_levels([v.strip() for v in args.cpu_capability.split(",")])
     rest, skip = [], False
     for a in argv:  # the same command, less what the parent does itself
@@ -158,7 +160,7 @@ def _print_own_frames(results) -> None:
 
 
 def _gates(args, results) -> int:
-    from ..gates import breaches
+    from ..limits import breaches
     from ..results import AccuracyResult
 
     limits = getattr(args, "max_ulp", [])

@@ -44,7 +44,7 @@ def positive(text: str) -> int:
 
 
 def gate(text: str):
-    from ..gates import parse_limit
+    from ..limits import parse_limit
 
     try:
         return parse_limit(text)

@@ -43,14 +43,14 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from .. import outputs
+    from .. import output_files
     from ..report import jsonio, tables
     from ..sweep.runner import check_dtype, parse_range, sweep
 
     check_dtype(args.dtype)
     span = parse_range(args.range)
-    json_path = outputs.file(args.json, "--json")
-    outputs.folder(args.checkpoint, "--checkpoint")
+    json_path = output_files.file(args.json, "--json")
+    output_files.folder(args.checkpoint, "--checkpoint")
     # named, not resolved: the sweep resolves them (importing the frameworks) while its
     # workers start, and refuses an unknown or unavailable one before any task runs
     specs = [{"kind": "builtin", "impl": b, "function": args.function.name}

@@ -54,7 +54,7 @@ def add(sub) -> None:
 def run(args) -> int:
     import sys
 
-    from .. import outputs
+    from .. import output_files
     from ..errors import UsageError
     from . import output, plots, runner
 
@@ -65,10 +65,10 @@ def run(args) -> int:
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: need at least 1")
     runner.validate(config)
-    json_path = outputs.file(args.json, "--json")
-    markdown_path = outputs.file(args.markdown, "--markdown")
-    html_path = outputs.file(args.html, "--html")
-    plots_dir = outputs.folder(args.plots, "--plots")
+    json_path = output_files.file(args.json, "--json")
+    markdown_path = output_files.file(args.markdown, "--markdown")
+    html_path = output_files.file(args.html, "--html")
+    plots_dir = output_files.folder(args.plots, "--plots")
     start = time.perf_counter()
     study = runner.run(config, args.workers, progress=not args.no_progress)
     print(output.render(study))
