@@ -16,6 +16,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .backends import Implementation
+from .backends.registry import DEVICES, FRAMEWORKS
 from .backends.tensors import tensor_kernel, torch_availability
 from .checks import accuracy, data, minimum, regions
 from .checks.specials import check as check_specials
@@ -29,8 +30,8 @@ __all__ = ["assert_max_ulp", "assert_minimum"]
 
 def _implementation(fn: Callable, function: Function, framework: str,
                     device: str) -> Implementation:
-    choose("framework", framework, ("numpy", "torch"))
-    choose("device", device, ("cpu", "cuda"))
+    choose("framework", framework, FRAMEWORKS)
+    choose("device", device, DEVICES)
     kernel = fn
     if framework == "torch":
         ok, reason, _ = torch_availability(device)
@@ -57,6 +58,7 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
     """Assert that ``fn`` computes ``function`` in ``dtype`` within ``max_ulp`` ulps (0.5:
     correctly rounded) on every stored input (of ``region`` only, e.g. "x<-5", if given),
     and, with ``specials``, meets the limits at ±0, ±inf, NaN, ±max and ±min subnormal."""
+    __tracebackhide__ = True  # pytest shows the user's test, not gelucheck's frames
     function, fmt = get_function(function), get_format(dtype)
     impl = _implementation(fn, function, framework, device)
     result = accuracy.measure(impl, fmt, keep_errors=True)
@@ -73,14 +75,19 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
                                                                   tab.rounded(function)))
     if over.size:
         i = int(over[np.argmax(result.errors[over])])
+        error = float(result.errors[i])
+        if max_ulp <= 0.5:  # "exceed 0.5 ulp ... 0.5 ulp" said nothing: say what went wrong
+            how = ("a tie rounded the wrong way (or a hair past one: 0.5 ulp)" if error <= 0.5
+                   else f"{error:.4g} ulp off")
+            what = (f"not correctly rounded ({over.size} of {int(where.sum())} inputs, e.g. "
+                    f"{how} at x = {float(x[i])!r} ({fmt.hex(x[i])}))")
+        else:
+            what = (f"{over.size} of {int(where.sum())} inputs exceed {max_ulp:g} ulp; worst "
+                    f"x = {float(x[i])!r} ({fmt.hex(x[i])}), {error:.4g} ulp")
         raise AssertionError(
-            f"{impl.name} {function.name} {fmt.name}"
-            + (f" in {region}" if region else "")
-            + f": {over.size} of {int(where.sum())} inputs exceed {max_ulp:g} ulp"
-            + (" (not correctly rounded)" if max_ulp <= 0.5 else "")
-            + f"; worst x = {float(x[i])!r} ({fmt.hex(x[i])}): computed "
-            f"{float(result.outputs[i])!r}, correctly rounded {float(tab.rounded(function)[i])!r}"
-            f", {float(result.errors[i]):.4g} ulp")
+            f"{impl.name} {function.name} {fmt.name}" + (f" in {region}" if region else "")
+            + f": {what}: computed {float(result.outputs[i])!r}, correctly rounded "
+            f"{float(tab.rounded(function)[i])!r}")
     if specials:
         found = check_specials(impl, fmt)
         wrong = [f"{label}: expected {s.expected!r}, computed {s.computed!r}"
@@ -96,6 +103,7 @@ def assert_minimum(fn: Callable, dtype: str | Format, *, function: str | Functio
     """Assert that the correctly rounded x* lies on the plateau of ``fn``'s smallest outputs
     and that the smallest output is within ``max_ulp`` of GELU(x*) (or the tanh form's).
     Returns what was found."""
+    __tracebackhide__ = True
     function, fmt = get_function(function), get_format(dtype)
     if not function.has_minimum:
         raise UsageError(f"{function.name} has no negative minimum; valid: gelu, gelu_tanh")
