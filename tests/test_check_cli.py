@@ -216,3 +216,27 @@ def test_compare_ignores_noise_and_shows_the_digits_that_differ():
     new = [_acc(0.5 + 1e-9), _acc(2.00001, "float16")]
     diff = compare.compare(old, new)
     assert diff["worse"] == ["b:i gelu float16: max ulp 2 -> 2.00001"]
+
+
+def test_a_report_explains_itself_and_ends_with_its_verdict(capsys, tmp_path):
+    """A legend of its symbols first; last, how many results are within their budgets -
+    counted here against gelucheck's own (scipy's three float16 GELUs have entries)."""
+    assert main(["check", "--backend", "scipy", "--function", "gelu", "--dtype", "float16",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Legend: ") < out.index("Max / mean ulp error")
+    assert '"0.5+"' in out and "not measured" in out
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith("verdict: 3 within budget, 0 worse than budget, 0 without a budget, "
+                           "0 could not be measured")
+    (tmp_path / "mine.py").write_text("import numpy as np\n\ndef g(x):\n    return x * 0\n")
+    import sys
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert main(["check", "--impl", "mine:g", "--function", "gelu", "--dtype", "float16",
+                     "--no-progress"]) == 0
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert "verdict: 0 within budget, 0 worse than budget, 1 without a budget" in (
+        capsys.readouterr().out)

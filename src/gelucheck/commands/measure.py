@@ -49,6 +49,7 @@ def add(sub) -> None:
 def _measure(args, with_drift: bool) -> int:
     from .. import budgets as budgets_mod
     from .. import judge, measurement, output_files
+    from ..report import tables
     from ..results import AccuracyResult
 
     if args.cpu_capability:
@@ -99,14 +100,23 @@ def _measure(args, with_drift: bool) -> int:
     status = 0
     if budgets is not None:
         options.warn_stale(budgets, args.budgets, impls)
-        for r in results:
-            if not isinstance(r, AccuracyResult):
-                continue
-            verdict = judge.judge(r, budgets)
+    counts = {"within": 0, "better": 0, "worse": 0, "missing": 0, "failed": 0}
+    against = budgets if budgets is not None else budgets_mod.load()  # gelucheck's own
+    for r in results:
+        if not isinstance(r, AccuracyResult):
+            continue
+        verdict = judge.judge(r, against)
+        kind = ("failed" if r.failure else "missing" if verdict.missing
+                else "worse" if verdict.worse else "within")
+        counts[kind] += 1
+        counts["better"] += kind == "within" and bool(verdict.better)
+        if budgets is not None:
             if verdict.failed or verdict.better:
                 print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
             status |= verdict.failed
     status |= _gates(args, results)
+    print(tables.verdict_line(counts) + ("" if budgets is not None else
+                                          " (gelucheck's own budgets; --budgets FILE gates)"))
     return 2 if failed else status
 
 

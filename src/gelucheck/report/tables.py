@@ -291,6 +291,22 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     return out
 
 
+LEGEND = """\
+Legend: figures are ulp errors against the correctly rounded value (0.5: correctly rounded;
+"0.5+": within half an ulp, yet some results rounded the wrong way at a tie); "max / mean"
+is the largest error and the mean of the finite errors; inf: a NaN or inf where the value is
+finite (counted apart from the mean); ERROR: the implementation failed (said below the
+tables); "not measured": a figure nobody measured."""
+
+
+def verdict_line(counts: dict[str, int]) -> str:
+    """The closing line of a report: how its results stand against their budgets."""
+    better = f" ({counts['better']} clearly better: tighten it)" if counts.get("better") else ""
+    return (f"verdict: {counts['within']} within budget{better}, {counts['worse']} worse than "
+            f"budget, {counts['missing']} without a budget, {counts['failed']} could not be "
+            "measured")
+
+
 def render(results: list, style: str = "plain", environment: dict | None = None) -> str:
     """The report as text or Markdown; with ``environment``, a header that says where it was
     measured. Markdown sections fold (<details>) so the page pastes into an issue."""
@@ -300,6 +316,8 @@ def render(results: list, style: str = "plain", environment: dict | None = None)
     if environment:
         parts.append(f"# gelucheck accuracy report\n\n{one_line(environment)}"
                      if style == "markdown" else one_line(environment))
+    if any(isinstance(r, AccuracyResult) for r in results):
+        parts.append(LEGEND)
     for title, (header, body) in sections(results):
         if not body:
             continue
