@@ -86,9 +86,22 @@ def load() -> Backend:
     column = lambda x: (-1, 1) if x.ndim < 2 else x.shape  # BiasGelu adds along the last axis
     at_least_1d = lambda x: (1,) if x.ndim == 0 else x.shape  # FastGelu refuses 0-d input
 
+    def loads(build, dtype) -> bool:
+        """Whether this ONNX Runtime has the kernel (1.17 has no float64 FastGelu or
+        QuickGelu): the dtypes an implementation takes are what the installed one loads."""
+        try:
+            session(build, dtype)
+        except Exception:  # noqa: BLE001 - ORT's own error types: any failure to load is a no
+            return False
+        return True
+
     def make(name, function, build, native, text, reshape=None, **extra):
+        offered = tuple(d for d in native if loads(build, d))
+        if offered != native:
+            text += (f" (no {', '.join(d for d in native if d not in offered)} kernel in "
+                     f"ONNX Runtime {ort.__version__})")
         return Implementation(
-            "onnxruntime", name, function, runner(build, reshape), native=native,
+            "onnxruntime", name, function, runner(build, reshape), native=offered,
             description=text,
             paths=lambda fmt: {"optimizations-off": runner(build, reshape, optimize=False)},
             **extra)
