@@ -226,9 +226,10 @@ def test_a_report_explains_itself_and_ends_with_its_verdict(capsys, tmp_path):
     out = capsys.readouterr().out
     assert out.index("Legend: ") < out.index("Max / mean ulp error")
     assert '"0.5+"' in out and "not measured" in out
-    last = out.rstrip().splitlines()[-1]
-    assert last.startswith("verdict: 3 within budget, 0 worse than budget, 0 without a budget, "
-                           "0 could not be measured")
+    verdict = " ".join(out.rstrip().split("verdict: ")[-1].split())  # wrapped at 120 columns
+    assert verdict.startswith("3 within budget, 0 worse than budget, 0 without a budget, "
+                              "0 could not be measured")
+    assert out.rstrip().endswith("--budgets FILE gates)")  # the verdict closes the report
     (tmp_path / "mine.py").write_text("import numpy as np\n\ndef g(x):\n    return x * 0\n")
     import sys
 
@@ -240,3 +241,27 @@ def test_a_report_explains_itself_and_ends_with_its_verdict(capsys, tmp_path):
         sys.path.remove(str(tmp_path))
     assert "verdict: 0 within budget, 0 worse than budget, 1 without a budget" in (
         capsys.readouterr().out)
+
+
+def test_no_line_of_a_report_is_wider_than_120_columns(capsys):
+    assert main(["report", "--backend", "numpy", "--backend", "scipy", "--backend", "variants",
+                 "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).splitlines()
+    assert len(lines) > 100 and max(len(line) for line in lines) <= 120
+
+
+def test_a_wide_table_is_stacked_in_blocks_that_keep_each_rows_name():
+    from gelucheck.report.tables import plain
+
+    header = ["implementation", "function"] + [f"column {i}" for i in range(12)]
+    body = [["torch:F.gelu", "gelu"] + [f"1{i:02d}.{'9' * 8}" for i in range(12)],
+            ["scipy:x*ndtr", "gelu"] + [f"-2{i:02d}e+300" for i in range(12)]]
+    text = plain(header, body, width=80)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for row in body:  # every figure is there whole, each once, beside its row's name
+        for cell in row[2:]:
+            (line,) = [line for line in lines if f" {cell}" in line]
+            assert line.startswith(row[0])
+    assert text.count("implementation") == len(text.split("\n\n")) > 1

@@ -115,8 +115,8 @@ def _measure(args, with_drift: bool) -> int:
                 print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
             status |= verdict.failed
     status |= _gates(args, results)
-    print(tables.verdict_line(counts) + ("" if budgets is not None else
-                                          " (gelucheck's own budgets; --budgets FILE gates)"))
+    print(tables.wrapped(tables.verdict_line(counts) + (
+        "" if budgets is not None else " (gelucheck's own budgets; --budgets FILE gates)")))
     return 2 if failed else status
 
 

@@ -118,6 +118,12 @@ def user_options(args):
                        getattr(args, "autograd", False))
 
 
+def wrapped(text: str) -> str:
+    from ..report.tables import wrapped as wrap
+
+    return wrap(text)
+
+
 def selected(args) -> list:
     """The implementations --backend and --impl name (backends.implementations); ``report``
     measures every backend beside an --impl, the other commands only what is named."""
@@ -130,14 +136,14 @@ def selected(args) -> list:
     chosen = implementations(args.backend, impls, args.function, user_options(args),
                              every_backend=args.command == "report" or not impls)
     for name, function, reason in chosen.not_applicable:
-        print(f"note: {name} has no {function}: {reason}", file=sys.stderr)
+        print(wrapped(f"note: {name} has no {function}: {reason}"), file=sys.stderr)
     if args.function and not chosen.implementations and not chosen.unavailable:
         raise UsageError("nothing to measure: no selected backend computes "
                          f"{', '.join(f.name for f in args.function)}")
     for name, reason in chosen.unavailable:
         if args.command == "check":  # asked for by name: it cannot be measured
             raise UsageError(f"backend {name} is unavailable: {reason}")
-        print(f"note: backend {name} is unavailable: {reason}", file=sys.stderr)
+        print(wrapped(f"note: backend {name} is unavailable: {reason}"), file=sys.stderr)
     return chosen.implementations
 
 

@@ -257,11 +257,41 @@ def special_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
-def plain(header: list[str], body: list[list]) -> str:
+WIDTH = 120  # the terminal report's widest line
+KEYS = 2  # the columns that name a row (implementation, function): repeated in each block
+
+
+def plain(header: list[str], body: list[list], width: int = WIDTH) -> str:
+    """A table as text. Wider than ``width``, its columns after the first KEYS are split
+    into blocks that fit, one under the other, each with the KEYS columns again - a figure
+    is never cut, and a row is still named in every block."""
     widths = [max(len(str(c)) for c in col) for col in zip(header, *body)] if body else \
         [len(h) for h in header]
-    line = lambda row: "  ".join(str(c).ljust(w) for c, w in zip(row, widths)).rstrip()
-    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in body])
+    blocks, current = [], []
+    keys = min(KEYS, len(header))
+    used = sum(widths[:keys]) + 2 * keys
+    for i in range(keys, len(header)):
+        if current and used + widths[i] > width:
+            blocks.append(current)
+            current, used = [], sum(widths[:keys]) + 2 * keys
+        current.append(i)
+        used += widths[i] + 2
+    blocks.append(current)
+
+    def table(columns: list[int]) -> str:
+        cols = list(range(keys)) + columns
+        line = lambda row: "  ".join(str(row[i]).ljust(widths[i]) for i in cols).rstrip()
+        return "\n".join([line(header), line(["-" * w for w in widths])]
+                         + [line(r) for r in body])
+
+    return "\n\n".join(table(b) for b in blocks)
+
+
+def wrapped(text: str, width: int = WIDTH) -> str:
+    """A line of prose (a title, the environment, the verdict) within ``width``."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
 def markdown(header: list[str], body: list[list]) -> str:
@@ -315,7 +345,7 @@ def render(results: list, style: str = "plain", environment: dict | None = None)
     parts = []
     if environment:
         parts.append(f"# gelucheck accuracy report\n\n{one_line(environment)}"
-                     if style == "markdown" else one_line(environment))
+                     if style == "markdown" else wrapped(one_line(environment)))
     if any(isinstance(r, AccuracyResult) for r in results):
         parts.append(LEGEND)
     for title, (header, body) in sections(results):
@@ -325,5 +355,5 @@ def render(results: list, style: str = "plain", environment: dict | None = None)
             parts.append(f"<details open><summary><b>{title}</b></summary>\n\n"
                          f"{markdown(header, body)}\n\n</details>")
         else:
-            parts.append(f"{title}\n{plain(header, body)}")
+            parts.append(f"{wrapped(title)}\n{plain(header, body)}")
     return "\n\n".join(parts) + "\n"
