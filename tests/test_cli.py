@@ -64,6 +64,7 @@ def test_the_command_leaves_with_mains_status_and_all_its_output(tmp_path, capsy
     assert helped.returncode == 0 and "reference" in helped.stdout
 
 
+@pytest.mark.slow  # a child process, waited on
 def test_an_isolated_childs_process_and_log_are_gone_after_the_command(tmp_path):
     """An isolated implementation's child and its stderr log are cleaned up by the exit
     handlers, which the command runs before it leaves: no log is left in TMPDIR."""

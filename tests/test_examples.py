@@ -6,6 +6,9 @@ import pytest
 
 from gelucheck.cli import main
 
+# each sweeps through torch and compiles the sweep's loops for its function: seconds apiece
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture
 def examples(monkeypatch, request):

@@ -305,6 +305,7 @@ def test_a_missing_budgets_file_is_named(tmp_path, capsys):
 
 # 8. A user implementation that never returns, or dies, is its own error; the run goes on.
 
+@pytest.mark.slow  # a child process each, waited on
 @pytest.mark.parametrize("spec, timeout, words", [
     ("user_impls:never_returns", "2", "did not return within 2 s"),
     # the others die at once: a long limit, so that a slow start on a loaded machine (a

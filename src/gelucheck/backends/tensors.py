@@ -175,7 +175,9 @@ def torch_layout_paths(fn, device: str = "cpu") -> Callable:
 
 
 def torch_compile(fn, dynamic: bool):
-    """torch.compile(fn), set up so that it never falls back to eager silently.
+    """torch.compile(fn), set up so that it never falls back to eager silently, made on its
+    first call: importing Dynamo costs seconds, which a process that only lists or selects
+    the implementations (the pytest plugin's collection) need not pay.
 
     Dynamo keeps one cache per code object: both forms x 4 dtypes x forward/backward are 16
     specialisations of one lambda, past the default limit of 8, after which it would run
@@ -183,6 +185,17 @@ def torch_compile(fn, dynamic: bool):
     channels-last) multiply them, past 64 in one process of the pytest suite. Allow them
     all, and make any further recompile an error (reported as that implementation's) rather
     than a quiet fallback to eager kernels."""
+    compiled = []
+
+    def call(*args, **kwargs):
+        if not compiled:
+            compiled.append(_compile(fn, dynamic))
+        return compiled[0](*args, **kwargs)
+
+    return call
+
+
+def _compile(fn, dynamic: bool):
     import os
     import tempfile
 
