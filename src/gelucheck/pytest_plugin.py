@@ -115,7 +115,19 @@ def selection(config, name: str, valid: list[str]) -> list[str]:
     return chosen
 
 
+_SELECTION = pytest.StashKey[tuple]()
+
+
 def _selected_implementations(config):
+    """(implementations, formats, skipped) the options and environment choose: resolved once
+    a session (every parametrized test and the budgets fixture ask), a user's callables
+    imported once; an error is raised again at each ask, for the test that asked."""
+    if _SELECTION not in config.stash:
+        config.stash[_SELECTION] = _resolve_selection(config)
+    return config.stash[_SELECTION]
+
+
+def _resolve_selection(config):
     from .backends import UserOptions, implementations
     from .errors import UsageError
 

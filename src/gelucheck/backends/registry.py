@@ -19,7 +19,7 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from ..errors import UsageError, choose
-from ..functions import Function, get_function
+from ..functions import FUNCTIONS, Function, get_function
 from .base import Backend, Implementation
 from .isolated import ChildKernel, isolate
 from .tensors import tensor_kernel, torch_availability, torch_gradient
@@ -216,7 +216,7 @@ def implementations(backends: list[str] | None, impls: list[str] | None,
     _once("--impl", impls)
     if impls and not functions:
         raise UsageError("--impl: name the function your callable computes with --function "
-                         f"(valid choices: {', '.join(_function_names())})")
+                         f"(valid choices: {', '.join(FUNCTIONS)})")
     if isinstance(functions, list):
         _once("--function", [f.name for f in functions])
     whole = [b for b in backends if ":" not in b]
@@ -249,12 +249,6 @@ def _found(spec: str, function: Function) -> list[Implementation]:
         return []
 
 
-def _function_names() -> list[str]:
-    from ..functions import FUNCTIONS
-
-    return list(FUNCTIONS)
-
-
 def member(spec: str, user: UserOptions = UserOptions()) -> Implementation:
     """One implementation named by ``backend:name[@function]`` or ``user:MOD:FN@function``
     (a user's callable: the function must be given), for the commands that take two
@@ -263,7 +257,7 @@ def member(spec: str, user: UserOptions = UserOptions()) -> Implementation:
     if name.startswith("user:"):
         if not function:
             raise UsageError(f"{spec}: a user's callable needs its function: "
-                             f"{name}@FUNCTION ({', '.join(_function_names())})")
+                             f"{name}@FUNCTION ({', '.join(FUNCTIONS)})")
         return load_user(name.removeprefix("user:"), function, user.framework, user.device,
                          user.isolate, user.timeout, user.autograd)
     backend = name.partition(":")[0]

@@ -118,16 +118,11 @@ def user_options(args):
                        getattr(args, "autograd", False))
 
 
-def wrapped(text: str) -> str:
-    from ..report.tables import wrapped as wrap
-
-    return wrap(text)
-
-
 def selected(args) -> list:
     """The implementations --backend and --impl name (backends.implementations); ``report``
     measures every backend beside an --impl, the other commands only what is named."""
     from ..backends import implementations
+    from ..report.tables import wrapped
 
     impls = getattr(args, "impl", None) or []
     if args.command == "check" and not args.backend and not impls:
