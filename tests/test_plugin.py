@@ -8,6 +8,10 @@ try:  # loaded before any test here: the pytester fixture restores sys.modules a
 except ImportError:
     pass
 
+# each runs pytest in a process of its own, which loads every backend; the default run
+# exercises the plugin through the whole accuracy matrix (tests/test_accuracy.py)
+pytestmark = pytest.mark.slow
+
 TEST_FILE = """
 def test_case(accuracy_case):
     pass
@@ -78,7 +82,6 @@ def test_missing_backend_is_skipped_with_the_reason(pytester):
     assert "CUDA is not available" in result.stdout.str()
 
 
-@pytest.mark.slow
 def test_benchmarks_stay_out_of_the_default_run(request):
     import subprocess
     import sys
