@@ -17,9 +17,10 @@ class BuildWithReference(build_py):
             return
         target = Path(self.build_lib) / "gelucheck" / "data" / "reference"
         target.mkdir(parents=True, exist_ok=True)
-        for path in REFERENCE.iterdir():
+        for path in REFERENCE.rglob("*"):
             if path.suffix in (".npz", ".json", ".csv"):
-                shutil.copy2(path, target / path.name)
+                (target / path.relative_to(REFERENCE)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target / path.relative_to(REFERENCE))
 
 
 setup(cmdclass={"build_py": BuildWithReference})

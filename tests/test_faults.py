@@ -72,13 +72,13 @@ def reference_copy(tmp_path, monkeypatch):
 
 
 def test_a_rewritten_reference_file_is_refused(reference_copy, tmp_path, capsys):
-    table = store.load("float16", reference_copy)
+    table = store.load("float16", "gelu", reference_copy)
     table.arrays["gelu.rounded"][50_000] ^= np.uint16(1)
-    store.write_table(table, reference_copy)  # a valid zip; the manifest is untouched
+    store.write_table(table, reference_copy, {})  # valid zips; the manifest is untouched
     status, results = _check_json(tmp_path, "--backend", "torch", "--dtype", "float16")
     err = capsys.readouterr().err
     assert status == 2 and not results
-    assert "float16.npz" in err and "does not match its manifest" in err
+    assert "float16/gelu.npz" in err and "does not match its manifest" in err
 
 
 @pytest.mark.parametrize("field, value, words", [
@@ -88,12 +88,12 @@ def test_a_rewritten_reference_file_is_refused(reference_copy, tmp_path, capsys)
 ])
 def test_verify_checks_every_manifest_field(reference_copy, capsys, field, value, words):
     manifest = store.read_manifest(reference_copy)
-    manifest["files"]["float16.npz"][field] = value
+    manifest["files"]["float16/gelu_grad.npz"][field] = value
     store.write_manifest(manifest, reference_copy)
     status = main(["reference", "verify", "--dtype", "float16", "--no-arb",
                    "--directory", str(reference_copy)])
     out = capsys.readouterr().out
-    assert status == 1 and "float16.npz" in out and words in out
+    assert status == 1 and "float16/gelu_grad.npz" in out and words in out
 
 
 def test_verify_checks_the_recorded_working_precision(reference_copy, capsys):
@@ -107,14 +107,14 @@ def test_verify_checks_the_recorded_working_precision(reference_copy, capsys):
 
 @pytest.mark.parametrize("damage", ["missing", "truncated"])
 def test_a_missing_or_damaged_reference_is_a_clear_error(reference_copy, capsys, damage):
-    path = reference_copy / "bfloat16.npz"
+    path = reference_copy / "bfloat16" / "inputs.gelu.npz"
     if damage == "missing":
         path.unlink()
     else:
         path.write_bytes(path.read_bytes()[:1000])
     assert main(["report", "--backend", "numpy", "--dtype", "bfloat16", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "bfloat16.npz" in err and "Traceback" not in err
+    assert "bfloat16/inputs.gelu.npz" in err and "Traceback" not in err
 
 
 # 3. An implementation that changes its input cannot corrupt what is measured after it.

@@ -36,3 +36,12 @@ def choose(kind: str, value, valid: Iterable) -> Any:
     if value in valid:
         return valid[value] if isinstance(valid, Mapping) else value
     raise UsageError(f"unknown {kind} {value!r}; valid choices: {', '.join(map(str, valid))}")
+
+
+def refuse_repeats(option: str, values) -> None:
+    """A value given twice is refused: measuring it once would silently drop the other."""
+    seen = set()
+    for v in values or ():
+        if v in seen:
+            raise UsageError(f"{option} {str(v)!r} is given twice")
+        seen.add(v)

@@ -11,24 +11,28 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from .errors import choose
-from .reference import mpformulas
+from .errors import UsageError, choose
+from .reference import arbformulas, mpformulas
+from .reference.plans import ERF_FAMILY, GELU_FAMILY, InputPlan
 
 # Families: the shape of a function that the reference's special cases rely on.
 CDF = "cdf"  # 0 at -inf, 1/2 at 0, 1 at +inf, always positive
 X_TIMES_CDF = "x*cdf"  # x times a CDF: -0 at -inf, x/2 near 0, x at +inf, the sign of x
 DERIVATIVE = "derivative"  # of an x*cdf: below 0 far left, 1/2 at 0, above 1 far right
 PDF = "pdf"  # a density: positive, 0 at ±inf, largest at 0
+ODD = "odd"  # erf: odd, -1 at -inf, +1 at +inf, the sign of x
+COMPLEMENT = "complement"  # erfc = 1 - erf: 2 at -inf, +0 at +inf, always positive
 
 _LIMITS = {CDF: (0.0, 1.0), X_TIMES_CDF: (-0.0, math.inf), DERIVATIVE: (-0.0, 1.0),
-           PDF: (0.0, 0.0)}
+           PDF: (0.0, 0.0), ODD: (-1.0, 1.0), COMPLEMENT: (2.0, 0.0)}
 # The side of the exact value from the rounded one when the working precision cannot see the
-# difference: (small |x|, far left, far right). "x": the sign of x (1/2 + c·x). Φ is above 0
-# and below 1; x·Φ is x/2 plus a positive term near 0 and below its limits far out; GELU′ is
-# 1/2 + 2φ(0)x near 0, below 0 far left (Φ < |x|φ) and above 1 far right; φ is positive.
+# difference: (small |x|, far left, far right). "x": the sign of x (1/2 + c·x), "-x" its
+# opposite. Φ is above 0 and below 1; x·Φ is x/2 plus a positive term near 0 and below its
+# limits far out; GELU′ is 1/2 + 2φ(0)x near 0, below 0 far left (Φ < |x|φ) and above 1 far
+# right; φ is positive; erf lies inside (-1, 1); erfc is 1 - 2x/√π near 0, inside (0, 2).
 _SIDES: dict[str, tuple[str | float, float, float]] = {
     CDF: ("x", 1.0, -1.0), X_TIMES_CDF: (1.0, -1.0, -1.0), DERIVATIVE: ("x", -1.0, 1.0),
-    PDF: (-1.0, 1.0, 1.0)}
+    PDF: (-1.0, 1.0, 1.0), ODD: ("x", 1.0, -1.0), COMPLEMENT: ("-x", -1.0, 1.0)}
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,16 @@ class Function:
     mp_scale: Callable | None = field(default=None, repr=False, compare=False)
     # The derivative of mp, where it changes sign (GELU′ at its maximum, x = √2).
     mp_slope: Callable | None = field(default=None, repr=False, compare=False)
+    # The same function in Arb's interval arithmetic (reference/arbformulas.py), written apart
+    # from mp: the certified second reference. None: Arb does not check this function.
+    arb: Callable | None = field(default=None, repr=False, compare=False)
+    # Where its float32/float64 samples put their dense windows; functions of one plan share
+    # one stored input file (docs/design.md, Inputs).
+    inputs: InputPlan = field(default=GELU_FAMILY, compare=False)
+    # f''(x*) at the interior minimum, which sizes the window the minimum check scans.
+    curvature: float | None = None
+    # Why the exhaustive float32 sweep has no proven fast reference for it (None: it has one).
+    no_sweep: str | None = None
 
     @property
     def limits(self) -> dict[str, float]:
@@ -56,7 +70,7 @@ class Function:
     def zero_is_negative(self, x: float) -> bool:
         """Whether a zero result at x is -0: x·Φ(x) keeps the sign of x (IEEE: f(-0) = -0,
         and the far-left tail is negative), GELU′ is negative far left; Φ and φ are not."""
-        if self.family == X_TIMES_CDF:
+        if self.family in (X_TIMES_CDF, ODD):
             return math.copysign(1.0, x) < 0
         return self.family == DERIVATIVE and x < 0
 
@@ -71,36 +85,49 @@ class Function:
         """The sign of (exact - rounded) where the difference is too small to see."""
         small, left, right = _SIDES[self.family]
         if abs(x) < 1:
-            return x if isinstance(small, str) else small
+            return small if isinstance(small, float) else (x if small == "x" else -x)
         return left if x < 0 else right
 
     @property
     def has_minimum(self) -> bool:
         return self.mp_derivative is not None
 
+    def require_sweep(self) -> None:
+        """A clear error where the sweep has no proven fast reference for this function."""
+        if self.no_sweep is not None:
+            raise UsageError(f"no exhaustive sweep of {self.name}: {self.no_sweep}")
+
     def __str__(self) -> str:
         return self.name
 
 
-PHI = Function("phi", "Gaussian CDF Φ(x) = erfc(-x/√2)/2", CDF, mpformulas.phi)
+PHI = Function("phi", "Gaussian CDF Φ(x) = erfc(-x/√2)/2", CDF, mpformulas.phi,
+               arb=arbformulas.phi)
 GELU = Function("gelu", "exact GELU x·Φ(x)", X_TIMES_CDF, mpformulas.gelu,
-                mpformulas.gelu_prime)
+                mpformulas.gelu_prime, arb=arbformulas.gelu, curvature=0.43)
 GELU_TANH = Function("gelu_tanh", "tanh approximation 0.5·x·(1+tanh(√(2/π)(x+0.044715x³)))",
                      X_TIMES_CDF, mpformulas.gelu_tanh, mpformulas.gelu_tanh_prime,
-                     approximates="gelu")
+                     approximates="gelu", arb=arbformulas.gelu_tanh, curvature=0.43)
 PHI_GRAD = Function("phi_grad", "Gaussian density φ(x) = exp(-x²/2)/√(2π) = Φ′(x)", PDF,
-                    mpformulas.phi_prime, derivative_of="phi")
+                    mpformulas.phi_prime, derivative_of="phi", arb=arbformulas.pdf)
 GELU_GRAD = Function("gelu_grad", "GELU′(x) = Φ(x) + x·φ(x)", DERIVATIVE,
                      mpformulas.gelu_prime, derivative_of="gelu",
-                     mp_scale=mpformulas.gelu_prime_scale, mp_slope=mpformulas.gelu_prime2)
+                     mp_scale=mpformulas.gelu_prime_scale, mp_slope=mpformulas.gelu_prime2,
+                     arb=arbformulas.gelu_grad)
 GELU_TANH_GRAD = Function("gelu_tanh_grad", "derivative of the tanh form", DERIVATIVE,
                           mpformulas.gelu_tanh_prime, approximates="gelu_grad",
                           derivative_of="gelu_tanh",
                           mp_scale=mpformulas.gelu_tanh_prime_scale,
-                          mp_slope=mpformulas.gelu_tanh_prime2)
+                          mp_slope=mpformulas.gelu_tanh_prime2, arb=arbformulas.gelu_tanh_grad)
+_NO_ERF_SWEEP = ("its sweep needs a proven fast float64 reference of its own, which is not "
+                 "built yet (docs/design.md, The sweep)")
+ERF = Function("erf", "error function erf(x) = 2/√π ∫₀ˣ exp(-t²) dt", ODD, mpformulas.erf,
+               arb=arbformulas.erf, inputs=ERF_FAMILY, no_sweep=_NO_ERF_SWEEP)
+ERFC = Function("erfc", "complementary error function erfc(x) = 1 - erf(x)", COMPLEMENT,
+                mpformulas.erfc, arb=arbformulas.erfc, inputs=ERF_FAMILY, no_sweep=_NO_ERF_SWEEP)
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (PHI, GELU, GELU_TANH, PHI_GRAD,
-                                                       GELU_GRAD, GELU_TANH_GRAD)}
+                                                       GELU_GRAD, GELU_TANH_GRAD, ERF, ERFC)}
 
 
 def derivative(function: str | Function) -> Function | None:

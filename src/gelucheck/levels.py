@@ -111,7 +111,7 @@ def _compare_levels(per_level: dict, outputs: dict, levels: list[str]) -> list:
         found = ConsistencyResult(Identity(backend, name, function, dtype))
         own = measured.get((base, impl_id, function, dtype))
         found.bulk_max_ulp = own.max_ulp if own else None
-        tab = data.table(fmt)
+        tab = data.table(fmt, get_function(function))
         y0f = y0.view(fmt.dtype)
         a = y0f.astype(np.float64)
         base_exact = Exact(a, np.copysign(0.0, a))  # y0 itself: a zero residual, signed

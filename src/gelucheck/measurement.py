@@ -18,7 +18,7 @@ def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Ac
         result.specials = specials.check(impl, fmt)
         result.sign = sign.check(impl, fmt, result.outputs)
         result.fingerprint = fingerprint.check(impl, fmt, result.outputs)
-        result.profile = profile(data.table(fmt).x, result.errors)
+        result.profile = profile(data.table(fmt, impl.reference_function).x, result.errors)
         if not keep_errors:
             result.errors = result.outputs = None
     return result

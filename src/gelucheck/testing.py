@@ -65,7 +65,7 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
     if result.failure:
         raise AssertionError(f"{impl.name} {function.name} {fmt.name}: "
                              f"{result.failure.reason}")
-    tab = data.table(fmt)
+    tab = data.table(fmt, function)
     x = tab.x
     where = _region_mask(x, region)
     errors = np.where(where, result.errors, -1.0)

@@ -18,7 +18,7 @@ from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
-from ..errors import UsageError, choose
+from ..errors import UsageError, choose, refuse_repeats
 from ..functions import FUNCTIONS, Function, get_function
 from .base import Backend, Implementation
 from .isolated import ChildKernel, isolate
@@ -194,15 +194,6 @@ class UserOptions:
     autograd: bool = False
 
 
-def _once(option: str, values: list[str]) -> None:
-    """A value given twice is refused: measuring it once would silently drop the other."""
-    seen = set()
-    for v in values:
-        if v in seen:
-            raise UsageError(f"{option} {v!r} is given twice")
-        seen.add(v)
-
-
 def implementations(backends: list[str] | None, impls: list[str] | None,
                     functions: list[Function] | None, user: UserOptions = UserOptions(),
                     every_backend: bool = True) -> Selection:
@@ -212,13 +203,13 @@ def implementations(backends: list[str] | None, impls: list[str] | None,
     once per function. With no --backend: every backend where ``every_backend``, else none
     once an --impl is given. A user's callable computes what --function says: it must say."""
     backends, impls = list(backends or []), list(impls or [])
-    _once("--backend", backends)
-    _once("--impl", impls)
+    refuse_repeats("--backend", backends)
+    refuse_repeats("--impl", impls)
     if impls and not functions:
         raise UsageError("--impl: name the function your callable computes with --function "
                          f"(valid choices: {', '.join(FUNCTIONS)})")
     if isinstance(functions, list):
-        _once("--function", [f.name for f in functions])
+        refuse_repeats("--function", [f.name for f in functions])
     whole = [b for b in backends if ":" not in b]
     single = [b for b in backends if ":" in b]
     if whole or not backends and (every_backend or not impls):

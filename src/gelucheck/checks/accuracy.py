@@ -38,7 +38,7 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
     function = impl.reference_function
     result = AccuracyResult(Identity.of(impl, fmt, backend_version), function.name,
                             impl.how(fmt), impl.description)
-    tab = data.table(fmt)
+    tab = data.table(fmt, function)
     x = tab.x
     try:
         y = impl(x)

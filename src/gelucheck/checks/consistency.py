@@ -91,10 +91,10 @@ def check(impl: Implementation, fmt: Format, inputs: np.ndarray | None = None,
     """Every path of ``impl`` against its bulk result on the stored inputs of ``fmt`` (or on
     ``inputs``): per path, how many outputs differ bit for bit, the largest difference in
     ulps of the bulk output, examples, and the path's own worst ulp error."""
-    tab = data.table(fmt)
+    function = impl.reference_function
+    tab = data.table(fmt, function)
     x = tab.x if inputs is None else inputs
     result = ConsistencyResult(Identity.of(impl, fmt))
-    function = impl.reference_function
     if inputs is None:
         exact = data.exact(tab, function)
     else:

@@ -5,22 +5,25 @@ from functools import cache
 
 import numpy as np
 
-from ..formats import Format
-from ..functions import Function
+from ..formats import Format, get_format
+from ..functions import FUNCTIONS, Function, get_function
 from ..reference import store
 from ..reference.mpref import Rounded
 from ..ulp import Exact
 
 
-def table(fmt: Format) -> store.Table:
-    """The stored reference of ``fmt`` (from $GELUCHECK_REFERENCE when set), loaded and
-    checked against its manifest once per folder."""
-    return _table(fmt, store.default_directory())
+def table(fmt: str | Format, function: str | Function) -> store.Table:
+    """The stored reference of ``fmt`` at the inputs of ``function``'s plan, with every
+    function of that plan (from $GELUCHECK_REFERENCE when set), loaded and checked against
+    its manifest once per folder."""
+    return _table(get_format(fmt), get_function(function).inputs.name,
+                  store.default_directory())
 
 
 @cache
-def _table(fmt: Format, directory) -> store.Table:
-    return store.load(fmt, directory)
+def _table(fmt: Format, plan: str, directory) -> store.Table:
+    return store.load(fmt, next(f for f in FUNCTIONS.values() if f.inputs.name == plan),
+                      directory)
 
 
 def exact(tab: store.Table, function: Function) -> Exact:
@@ -36,4 +39,4 @@ def exact(tab: store.Table, function: Function) -> Exact:
 def exact_of(rounded: Rounded, fmt: Format) -> Exact:
     """What ulp_error takes for one value rounded on the spot (not from the stored data)."""
     value = float(np.asarray(fmt.from_bits(rounded.bits), dtype=np.float64))
-    return Exact([value], [rounded.residual])
+    return Exact(np.array([value]), np.array([rounded.residual]))

@@ -63,7 +63,7 @@ def check(impl: Implementation, fmt: Format, y: np.ndarray) -> Fingerprint | Non
     that are not GELU forms)."""
     if not applies(impl):
         return None
-    return identify(data.table(fmt), fmt, y, declared(impl))
+    return identify(data.table(fmt, impl.reference_function), fmt, y, declared(impl))
 
 
 def identify(tab, fmt: Format, y: np.ndarray, expected: str | None) -> Fingerprint:

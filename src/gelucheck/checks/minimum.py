@@ -22,7 +22,6 @@ from ..ulp import ulp_error
 from . import data
 
 MAX_POINTS_PER_SIDE = 1 << 15
-CURVATURE = 0.43  # GELU''(x*), within 1% for the tanh form too
 
 
 @cache
@@ -31,9 +30,10 @@ def true_minimum(function: Function) -> tuple:
     return minimum(function, 40)
 
 
-def window(fmt: Format, centre) -> tuple[np.ndarray, int]:
-    """Values around ``centre``: eight plateau widths each side, strided past 2^15 values."""
-    half_width = 8 * math.sqrt(2.0 ** (fmt.precision - 2) / CURVATURE)
+def window(fmt: Format, centre, curvature: float) -> tuple[np.ndarray, int]:
+    """Values around ``centre``: eight plateau widths each side (of a minimum of the given
+    f''(x*), the row's ``curvature``), strided past 2^15 values."""
+    half_width = 8 * math.sqrt(2.0 ** (fmt.precision - 2) / curvature)
     stride = max(1, math.ceil(half_width / MAX_POINTS_PER_SIDE))
     count = max(64, math.ceil(half_width / stride))
     return fmt.step(centre, np.arange(-count, count + 1) * stride), stride
@@ -47,7 +47,7 @@ def check(impl: Implementation, fmt: Format) -> MinimumFinding | Failure | None:
     x_star, v_star = true_minimum(function)
     # x* rounded straight from mpmath: through a float64 it could round twice
     rounded_x = fmt.from_bits(round_value(x_star, fmt).bits)
-    xs, stride = window(fmt, rounded_x)
+    xs, stride = window(fmt, rounded_x, function.curvature)
     try:
         y = impl(xs).astype(np.float64)
     except ImplementationError as exc:

@@ -27,7 +27,7 @@ def check(impl: Implementation, fmt: Format, y: np.ndarray | None = None
     if not applies(impl):
         return None
     function = impl.reference_function
-    tab = data.table(fmt)
+    tab = data.table(fmt, function)
     x = tab.x
     try:
         y = impl(x) if y is None else y
@@ -59,7 +59,7 @@ def _crossing(impl: Implementation, fmt: Format) -> dict:
     integrand = get_function(impl.reference_function.derivative_of)
     x_star = minimum.true_minimum(integrand)[0]
     rounded_x = fmt.from_bits(round_value(x_star, fmt).bits)
-    xs, _ = minimum.window(fmt, rounded_x)
+    xs, _ = minimum.window(fmt, rounded_x, integrand.curvature)
     y = impl(xs).astype(np.float64)
     negative, positive = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
     lo = float(xs[negative[-1]]) if negative.size else None

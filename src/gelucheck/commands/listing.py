@@ -39,7 +39,7 @@ def _print_fingerprints(impl) -> None:
         return
     for fmt in impl.dtypes:
         try:
-            found = fingerprint.check(impl, fmt, impl(data.table(fmt).x))
+            found = fingerprint.check(impl, fmt, impl(data.table(fmt, impl.reference_function).x))
         except ImplementationError as exc:
             print(f"      {fmt.name:8s} fingerprint: ERROR {exc}")
             continue

@@ -1,6 +1,7 @@
 """``gelucheck reference``: build or verify the stored reference data."""
 from __future__ import annotations
 
+from ..errors import refuse_repeats
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
 from . import options
@@ -13,6 +14,9 @@ def add(sub) -> None:
     build = refsub.add_parser("build", help="regenerate reference/ with mpmath")
     build.add_argument("--dtype", action="append", type=options.choices("dtype", FORMATS),
                        help="a format to rebuild (repeatable; default: all)")
+    build.add_argument("--function", action="append", type=options.choices("function", FUNCTIONS),
+                       help="a function to build (repeatable; default: all); every other "
+                       "function's files stay as they are")
     build.add_argument("--workers", type=options.positive, default=None,
                        help="processes (default: cores)")
     build.add_argument("--directory", default=None, help="where the data lives")
@@ -21,6 +25,9 @@ def add(sub) -> None:
     verify.add_argument("--full", action="store_true", help="re-derive every stored value")
     verify.add_argument("--dtype", action="append", type=options.choices("dtype", FORMATS),
                         help="a format to verify (repeatable; default: all)")
+    verify.add_argument("--function", action="append",
+                        type=options.choices("function", FUNCTIONS),
+                        help="a function to verify (repeatable; default: all)")
     verify.add_argument("--workers", type=options.positive, default=2,
                         help="processes for the re-derivation (default: 2)")
     verify.add_argument("--directory", default=None,
@@ -34,11 +41,16 @@ def run(args) -> int:
     from ..reference.verify import verify
 
     if args.action == "build":
-        build(args.dtype, args.workers, args.directory)
+        refuse_repeats("--function", args.function)
+        refuse_repeats("--dtype", args.dtype)
+        build(args.dtype, args.workers, args.directory, functions=args.function)
         return 0
-    report = verify(args.dtype, args.full, args.directory, args.workers, arb=not args.no_arb)
+    refuse_repeats("--function", args.function)
+    refuse_repeats("--dtype", args.dtype)
+    report = verify(args.dtype, args.full, args.directory, args.workers, arb=not args.no_arb,
+                    functions=args.function)
     for fmt, n in report.checked.items():
-        line = f"{fmt}: {n} inputs × {len(FUNCTIONS)} functions re-derived with mpmath"
+        line = f"{fmt}: {n} inputs × {report.functions[fmt]} functions re-derived with mpmath"
         if fmt in report.arb_certified:
             unc = report.arb_uncertified[fmt]
             line += (f"; Arb proved {report.arb_certified[fmt]} correctly rounded, "

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
+from ..errors import UsageError
 from ..formats import FLOAT64, Format
 from ..functions import Function, get_function
-from .mpformulas import TANH_CUBIC
 from .rounding import round_exact
 
 MAX_PRECISION = 4096
@@ -45,51 +45,12 @@ def version() -> str | None:
     return flint.__version__
 
 
-def _phi(a):
-    import flint
-
-    return (-a / flint.arb(2).sqrt()).erfc() / 2
-
-
-def _pdf(a):
-    import flint
-
-    return (-a * a / 2).exp() / (2 * flint.arb.pi()).sqrt()
-
-
-def _tanh_u(a):
-    import flint
-
-    c, k = (2 / flint.arb.pi()).sqrt(), flint.arb(TANH_CUBIC)
-    return c * (a + k * a**3), c * (1 + 3 * k * a * a)
-
-
-def _gelu_tanh(a):
-    # x·σ(2u), written so that the exponential never overflows Arb's exponent range.
-    u, _ = _tanh_u(a)
-    if a >= 0:
-        return a / (1 + (-2 * u).exp())
-    e = (2 * u).exp()
-    return a * e / (1 + e)
-
-
-def _gelu_tanh_grad(a):
-    u, du = _tanh_u(a)
-    e = (-2 * abs(u)).exp()
-    half_one_plus_t = 1 / (1 + (-2 * u).exp()) if a >= 0 else (2 * u).exp() / (1 + (2 * u).exp())
-    return half_one_plus_t + a * 2 * e / (1 + e) ** 2 * du
-
-
-# The same functions as mpformulas, in Arb's interval arithmetic (independent code).
-_BALLS = {"phi": _phi, "gelu": lambda a: a * _phi(a), "gelu_tanh": _gelu_tanh,
-          "phi_grad": _pdf, "gelu_grad": lambda a: _phi(a) + a * _pdf(a),
-          "gelu_tanh_grad": _gelu_tanh_grad}
-
-
 def _ball(function: Function, x: float):
     import flint
 
-    return _BALLS[function.name](flint.arb(x))  # exact: every double is a dyadic rational
+    if function.arb is None:
+        raise UsageError(f"{function.name} has no Arb formula in its row (functions.py)")
+    return function.arb(flint.arb(x))  # exact: every double is a dyadic rational
 
 
 def _end_bits(end, fmt: Format) -> int:

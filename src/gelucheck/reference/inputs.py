@@ -1,40 +1,41 @@
 """The inputs of the reference data, per format (docs/design.md, Inputs).
 
 16-bit formats: every finite value. float32 and float64: a seeded, stratified sample - every
-binade of both signs with its edges, dense over [-15, 15], the neighbourhood of both minima,
-and the edges where each function underflows, leaves the subnormal range or saturates.
+binade of both signs with its edges, dense over [-15, 15], and dense windows about the
+anchors of an input plan (reference/plans.py): for the GELU family both minima and the edges
+where each function underflows, leaves the subnormal range or saturates; for erf and erfc
+where they round to ±1 and 2 and where erfc underflows.
 """
 from __future__ import annotations
 
-import mpmath
 import numpy as np
 
 from ..formats import Format
-from ..functions import FUNCTIONS, PHI
-from .mpref import evaluate, gelu_minimum, gelu_tanh_minimum, man_exp
+from .plans import InputPlan
 
 SEED = 20261129
-# Per format: random significands per binade and sign, random values in [-15, 15], and the
-# number of consecutive values taken each side of every edge and minimum.
+# Per format (the same for every plan): random significands per binade and sign, random
+# values in [-15, 15], and the number of consecutive values taken each side of every anchor.
 PLAN = {
     "float32": {"per_binade": 96, "dense": 40_000, "window": 2048},
     "float64": {"per_binade": 5, "dense": 4_000, "window": 128},
 }
 
 
-def reference_inputs(fmt: Format) -> np.ndarray:
-    """The sorted, unique inputs stored for ``fmt`` (all finite values for 16-bit formats)."""
+def reference_inputs(fmt: Format, plan: InputPlan) -> np.ndarray:
+    """The sorted, unique inputs stored for ``fmt`` and ``plan`` (all finite values for 16-bit
+    formats). The random part is the same for every plan; only the windows differ."""
     if fmt.bits == 16:
         return fmt.all_finite()
-    plan = PLAN[fmt.name]
+    counts = PLAN[fmt.name]
     rng = np.random.default_rng([SEED, fmt.bits])
     parts = [
-        _binades(fmt, plan["per_binade"], rng),
-        rng.uniform(-15, 15, plan["dense"]).astype(fmt.dtype),
-        _dense_bits_near_zero(fmt, plan["dense"] // 4, rng),
+        _binades(fmt, counts["per_binade"], rng),
+        rng.uniform(-15, 15, counts["dense"]).astype(fmt.dtype),
+        _dense_bits_near_zero(fmt, counts["dense"] // 4, rng),
     ]
-    for centre in _anchors(fmt):
-        parts.append(_window(fmt, centre, plan["window"]))
+    for centre in plan.anchors(fmt):
+        parts.append(_window(fmt, centre, counts["window"]))
     values = np.concatenate([np.asarray(p, dtype=fmt.dtype) for p in parts])
     values = values[np.isfinite(values)]
     return _sorted_unique(fmt, values)
@@ -73,44 +74,3 @@ def _sorted_unique(fmt: Format, values: np.ndarray) -> np.ndarray:
     ordered = fmt.from_bits(bits)
     order = np.argsort(ordered.astype(np.float64), kind="stable")
     return ordered[order]
-
-
-def _anchors(fmt: Format) -> list[float]:
-    """Where dense windows go: both minima (where the derivatives change sign), the extremes
-    of the derivatives, the edges of each function, the top of the range."""
-    anchors = [float(gelu_minimum()[0]), float(gelu_tanh_minimum()[0]), 1.0, -1.0,
-               2.0 ** fmt.emax, fmt.max_finite, -fmt.max_finite, 0.0]
-    for function in FUNCTIONS.values():
-        if function.mp_slope is not None:
-            with mpmath.mp.workdps(30):
-                anchors += [float(mpmath.findroot(function.mp_slope, mpmath.mpf(side)))
-                            for side in ("1.4", "-1.4")]
-    two = mpmath.mpf(2)  # thresholds as mpf: 2**-1075 is no float64, 1 - 2**-54 needs 54 bits
-    for function in FUNCTIONS.values():
-        sign = -1.0 if function.zero_is_negative(-1.0) else 1.0  # its sign in the far left
-        # Underflow to zero, and the entry into the subnormal range, in the negative tail.
-        for threshold in (sign * two ** (fmt.quantum_exponent - 1), sign * two ** fmt.emin):
-            anchors.append(_crossing(function, threshold, fmt, -80.0, -1.0))
-    # Φ saturating to 1 (1 - Φ below a quarter ulp of 1), GELU to x likewise.
-    with mpmath.mp.workprec(256):
-        near_one = 1 - two ** -(fmt.precision + 1)
-    anchors.append(_crossing(PHI, near_one, fmt, 0.5, 80.0))
-    return anchors
-
-
-def _crossing(function, threshold, fmt: Format, lo: float, hi: float) -> float:
-    """The x in [lo, hi] where the function crosses ``threshold`` (monotone there), in fmt."""
-    def above(x: float) -> bool:
-        man, exp = man_exp(evaluate(function, x))
-        return mpmath.mpf(man) * mpmath.mpf(2) ** exp > threshold
-
-    rising = not above(lo)
-    for _ in range(200):
-        mid = float(np.asarray((lo + hi) / 2, dtype=fmt.dtype))
-        if mid in (lo, hi):
-            break
-        if above(mid) == rising:
-            hi = mid
-        else:
-            lo = mid
-    return hi

@@ -76,3 +76,11 @@ def gelu_prime2(x):
 
 def gelu_tanh_prime2(x):
     return mpmath.diff(gelu_tanh_prime, x)
+
+
+def erf(x):
+    return mpmath.erf(x)
+
+
+def erfc(x):
+    return mpmath.erfc(x)

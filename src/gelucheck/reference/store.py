@@ -1,11 +1,14 @@
-"""Reading and writing the reference data in ``reference/``: one .npz per format, a manifest.
+"""Reading and writing the reference data in ``reference/``: files per format, a manifest.
 
-Each file holds, per input (``x``, bit patterns) and function, the correctly rounded value
-(``<fn>.rounded``, bit patterns), the exact value correctly rounded to float64 (``<fn>.exact``)
-and the exact value's distance from the rounded one in the format's ulps (``<fn>.residual``):
-float64 inputs need that residual, since no float64 carries their exact value.
-The zip is written with fixed timestamps so that a rebuild reproduces it byte for byte, and
-the manifest holds a checksum per block of entries, so that an edit can be located.
+Per format (a folder) and input plan, ``inputs.<plan>.npz`` holds the inputs (``x``, bit
+patterns) that the plan's functions share; per function, ``<fn>.npz`` holds at those inputs
+the correctly rounded value (``rounded``, bit patterns), the exact value correctly rounded to
+float64 (``exact``) and the exact value's distance from the rounded one in the format's ulps
+(``residual``): float64 inputs need that residual, since no float64 carries their exact value.
+One function's file can be added or rebuilt without touching any other file.
+Each zip is written with fixed timestamps so that a rebuild reproduces it byte for byte, and
+the manifest holds a checksum per file and per block of entries, so that an edit can be
+located; a function's entry also records the checksum of the inputs it was computed at.
 """
 from __future__ import annotations
 
@@ -22,10 +25,13 @@ import numpy as np
 from ..errors import ReferenceDataError
 from ..formats import Format, get_format
 from ..functions import FUNCTIONS, Function, get_function
+from .plans import InputPlan
 
 BLOCK = 4096
 MANIFEST = "manifest.json"
 FIELDS = ("rounded", "exact", "residual")
+FORMAT_VERSION = 2  # 1: one file per format holding every function
+REBUILD = "gelucheck reference build"
 
 
 def default_directory() -> Path:
@@ -40,57 +46,104 @@ def default_directory() -> Path:
     return Path(__file__).resolve().parents[3] / "reference"
 
 
-def file_name(fmt: Format) -> str:
-    return f"{fmt.name}.npz"
+def plan_of(which: str | Function | InputPlan) -> InputPlan:
+    return which if isinstance(which, InputPlan) else get_function(which).inputs
+
+
+def members(plan: str | Function | InputPlan) -> list[Function]:
+    """The functions whose values are stored at one plan's inputs."""
+    name = plan_of(plan).name
+    return [f for f in FUNCTIONS.values() if f.inputs.name == name]
+
+
+def plans() -> list[InputPlan]:
+    return list({f.inputs.name: f.inputs for f in FUNCTIONS.values()}.values())
+
+
+def inputs_file(fmt: Format, plan: str | Function | InputPlan) -> str:
+    return f"{fmt.name}/inputs.{plan_of(plan).name}.npz"
+
+
+def function_file(fmt: Format, function: str | Function) -> str:
+    return f"{fmt.name}/{get_function(function).name}.npz"
 
 
 @dataclass
 class Table:
-    """The reference data of one format."""
+    """The reference data of one format and input plan: the inputs (``x``) and, per function
+    of the plan, ``<fn>.rounded``, ``<fn>.exact`` and ``<fn>.residual``."""
 
     fmt: Format
+    plan: InputPlan
     arrays: dict[str, np.ndarray]
 
     @property
     def x(self) -> np.ndarray:
         return self.fmt.from_bits(self.arrays["x"])
 
+    @property
+    def functions(self) -> list[Function]:
+        return [f for f in FUNCTIONS.values() if f"{f.name}.rounded" in self.arrays]
+
+    def _field(self, function: str | Function, name: str) -> np.ndarray:
+        fn = get_function(function)
+        key = f"{fn.name}.{name}"
+        if key not in self.arrays:
+            raise ReferenceDataError(
+                f"{self.fmt.name}: {fn.name} is stored at the inputs of plan {fn.inputs.name!r},"
+                f" not at those of {self.plan.name!r}")
+        return self.arrays[key]
+
     def rounded(self, function: str | Function) -> np.ndarray:
-        return self.fmt.from_bits(self.arrays[f"{get_function(function).name}.rounded"])
+        return self.fmt.from_bits(self._field(function, "rounded"))
 
     def exact(self, function: str | Function) -> np.ndarray:
-        return self.arrays[f"{get_function(function).name}.exact"]
+        return self._field(function, "exact")
 
     def residual(self, function: str | Function) -> np.ndarray:
-        return self.arrays[f"{get_function(function).name}.residual"]
+        return self._field(function, "residual")
 
     def __len__(self) -> int:
         return len(self.arrays["x"])
 
 
-def array_names() -> list[str]:
-    return ["x"] + [f"{fn}.{field}" for fn in FUNCTIONS for field in FIELDS]
-
-
-def write_table(table: Table, directory: Path) -> dict:
-    """Write one format's file deterministically; returns its manifest entry."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / file_name(table.fmt)
+def _write_npz(arrays: dict[str, np.ndarray], directory: Path, relative: str) -> dict:
+    """One file, deterministically; returns its manifest entry."""
+    path = directory / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        for name in array_names():
+        for name, array in arrays.items():
             buffer = io.BytesIO()
-            np.lib.format.write_array(buffer, np.ascontiguousarray(table.arrays[name]),
-                                      allow_pickle=False)
+            np.lib.format.write_array(buffer, np.ascontiguousarray(array), allow_pickle=False)
             info = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, buffer.getvalue())
-    return {
-        "sha256": _sha256(path.read_bytes()),
-        "bytes": path.stat().st_size,
-        "entries": len(table),
-        "block": BLOCK,
-        "arrays": {name: _block_hashes(table.arrays[name]) for name in array_names()},
-    }
+    length = len(next(iter(arrays.values())))
+    return {"sha256": _sha256(path.read_bytes()), "bytes": path.stat().st_size,
+            "entries": length, "block": BLOCK,
+            "arrays": {name: _block_hashes(a) for name, a in arrays.items()}}
+
+
+def write_inputs(fmt: Format, plan: InputPlan, x_bits: np.ndarray, directory: Path) -> dict:
+    return {**_write_npz({"x": x_bits}, directory, inputs_file(fmt, plan)), "plan": plan.name}
+
+
+def write_function(table: Table, function: Function, inputs_entry: dict,
+                   directory: Path) -> dict:
+    arrays = {name: table.arrays[f"{function.name}.{name}"] for name in FIELDS}
+    entry = _write_npz(arrays, directory, function_file(table.fmt, function))
+    return {**entry, "function": function.name, "inputs": inputs_file(table.fmt, function),
+            "inputs_sha256": inputs_entry["sha256"]}
+
+
+def write_table(table: Table, directory: Path, manifest: dict) -> None:
+    """Write a table's inputs and every function it holds, and their manifest entries."""
+    files = manifest.setdefault("files", {})
+    entry = write_inputs(table.fmt, table.plan, table.arrays["x"], directory)
+    files[inputs_file(table.fmt, table.plan)] = entry
+    for function in table.functions:
+        files[function_file(table.fmt, function)] = write_function(table, function, entry,
+                                                                   directory)
 
 
 def _sha256(data: bytes) -> str:
@@ -106,7 +159,7 @@ def read_manifest(directory: Path | None = None) -> dict:
     directory = Path(directory or default_directory())
     path = directory / MANIFEST
     if not path.exists():
-        raise ReferenceDataError(f"{path}: missing; regenerate with `gelucheck reference build`")
+        raise ReferenceDataError(f"{path}: missing; regenerate with `{REBUILD}`")
     try:
         return json.loads(path.read_text())
     except json.JSONDecodeError as exc:
@@ -117,74 +170,116 @@ def write_manifest(manifest: dict, directory: Path) -> None:
     (directory / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
 
-def load(dtype: str | Format, directory: Path | None = None, checked: bool = True) -> Table:
-    """The reference data of one format. Checked against its manifest entry (checksum,
-    size, entries) unless ``checked`` is false - only ``reference verify`` reads data it
-    has yet to judge. A file that is missing, damaged or changed is refused, named."""
-    fmt = get_format(dtype)
-    directory = Path(directory or default_directory())
-    path = directory / file_name(fmt)
+def read_arrays(directory: Path, relative: str, entry: dict | None, rebuild: str) -> dict:
+    """The arrays of one file; checked against its manifest entry unless ``entry`` is None."""
+    path = directory / relative
     if not path.exists():
-        raise ReferenceDataError(f"{path}: missing; regenerate with "
-                                 f"`gelucheck reference build --dtype {fmt.name}`")
+        raise ReferenceDataError(f"{path}: missing; regenerate with `{rebuild}`")
     raw = path.read_bytes()
-    if checked:
-        entry = read_manifest(directory).get("files", {}).get(file_name(fmt))
-        if entry is None:
-            raise ReferenceDataError(f"{path}: not in {directory / MANIFEST}")
-        if _sha256(raw) != entry.get("sha256") or len(raw) != entry.get("bytes"):
-            raise ReferenceDataError(
-                f"{path}: does not match its manifest (sha256/size differ): the data was "
-                "changed or damaged. Restore it from the release or repository, or rebuild "
-                f"it with `gelucheck reference build --dtype {fmt.name}`; `gelucheck "
-                "reference verify` names the first changed entry")
+    if entry is not None and (_sha256(raw) != entry.get("sha256")
+                              or len(raw) != entry.get("bytes")):
+        raise ReferenceDataError(
+            f"{path}: does not match its manifest (sha256/size differ): the data was "
+            "changed or damaged. Restore it from the release or repository, or rebuild "
+            f"it with `{rebuild}`; `gelucheck reference verify` names the first changed entry")
     try:
         with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
             arrays = {name: npz[name] for name in npz.files}
     except Exception as exc:  # noqa: BLE001 - a damaged zip raises many kinds of error
         raise ReferenceDataError(f"{path}: unreadable ({type(exc).__name__}: {exc})") from None
-    missing = [name for name in array_names() if name not in arrays]
-    if missing:
-        raise ReferenceDataError(f"{path}: lacks arrays {missing}")
     lengths = {name: len(a) for name, a in arrays.items()}
-    if len(set(lengths.values())) != 1:
+    if len(set(lengths.values())) > 1:
         raise ReferenceDataError(f"{path}: arrays of different lengths {lengths}")
-    table = Table(fmt, arrays)
-    if checked and len(table) != entry.get("entries"):
-        raise ReferenceDataError(f"{path}: holds {len(table)} entries, its manifest says "
-                                 f"{entry.get('entries')}")
-    return table
+    if entry is not None and set(lengths.values()) != {entry.get("entries")}:
+        raise ReferenceDataError(f"{path}: holds {set(lengths.values())} entries, its manifest "
+                                 f"says {entry.get('entries')}")
+    return arrays
 
 
-def manifest_problems(table: Table, entry: dict, path: Path) -> list[str]:
-    """Every field of a manifest entry that the data does not match: the checksum, the size,
-    the number of entries, the block size and each block's hash."""
+def rebuild_command(fmt: Format, function: Function | None = None) -> str:
+    return REBUILD + (f" --function {function.name}" if function else "") + f" --dtype {fmt.name}"
+
+
+def load(dtype: str | Format, plan: str | Function | InputPlan, directory: Path | None = None,
+         checked: bool = True) -> Table:
+    """The reference data of one format at one plan's inputs, with every function of the plan.
+    Each file is checked against its manifest entry (checksum, size, entries, the inputs it
+    was computed at) unless ``checked`` is false - only ``reference verify`` reads data it has
+    yet to judge. A file that is missing, damaged or changed is refused, named."""
+    fmt, plan = get_format(dtype), plan_of(plan)
+    directory = Path(directory or default_directory())
+    files = read_manifest(directory).get("files", {}) if checked else {}
+
+    def entry(relative: str, rebuild: str) -> dict | None:
+        if not checked:
+            return None
+        if relative not in files:
+            raise ReferenceDataError(f"{directory / relative}: not in {directory / MANIFEST}; "
+                                     f"build it with `{rebuild}`")
+        return files[relative]
+
+    x_rel = inputs_file(fmt, plan)
+    inputs = read_arrays(directory, x_rel, entry(x_rel, rebuild_command(fmt)),
+                         rebuild_command(fmt))
+    if "x" not in inputs:
+        raise ReferenceDataError(f"{directory / x_rel}: lacks the array 'x'")
+    arrays = {"x": inputs["x"]}
+    for function in members(plan):
+        rel = function_file(fmt, function)
+        own = entry(rel, rebuild_command(fmt, function))
+        if own is not None and own.get("inputs_sha256") != files[x_rel].get("sha256"):
+            raise ReferenceDataError(
+                f"{directory / rel}: computed at other inputs than {directory / x_rel} holds; "
+                f"rebuild it with `{rebuild_command(fmt, function)}`")
+        values = read_arrays(directory, rel, own, rebuild_command(fmt, function))
+        missing = [name for name in FIELDS if name not in values]
+        if missing:
+            raise ReferenceDataError(f"{directory / rel}: lacks arrays {missing}")
+        if any(len(values[name]) != len(arrays["x"]) for name in FIELDS):
+            raise ReferenceDataError(f"{directory / rel}: not as long as its inputs "
+                                     f"({len(arrays['x'])})")
+        arrays.update({f"{function.name}.{name}": values[name] for name in FIELDS})
+    return Table(fmt, plan, arrays)
+
+
+def manifest_problems(directory: Path, relative: str, entry: dict) -> list[str]:
+    """Every field of a file's manifest entry that the file does not match: the checksum,
+    the size, the number of entries, the block size and each block's hash."""
+    path = directory / relative
+    if not path.exists():
+        return [f"{relative}: missing"]
     problems = []
     raw = path.read_bytes()
+    try:
+        arrays = read_arrays(directory, relative, None, REBUILD)
+    except ReferenceDataError as exc:
+        return [str(exc)]
+    entries = len(next(iter(arrays.values()))) if arrays else 0
     if _sha256(raw) != entry.get("sha256"):
-        problems.append(f"{path.name}: sha256 differs from the manifest")
+        problems.append(f"{relative}: sha256 differs from the manifest")
     if len(raw) != entry.get("bytes"):
-        problems.append(f"{path.name}: {len(raw)} bytes, the manifest says {entry.get('bytes')}")
-    if len(table) != entry.get("entries"):
-        problems.append(f"{path.name}: {len(table)} entries, the manifest says "
+        problems.append(f"{relative}: {len(raw)} bytes, the manifest says {entry.get('bytes')}")
+    if entries != entry.get("entries"):
+        problems.append(f"{relative}: {entries} entries, the manifest says "
                         f"{entry.get('entries')}")
     if entry.get("block") != BLOCK:
-        problems.append(f"{path.name}: the manifest's block size {entry.get('block')!r} is not "
+        problems.append(f"{relative}: the manifest's block size {entry.get('block')!r} is not "
                         f"{BLOCK}")
-    elif set(entry.get("arrays", {})) != set(array_names()):
-        problems.append(f"{path.name}: the manifest lists arrays {sorted(entry.get('arrays', {}))}")
-    elif first_changed_entry(table, entry) is not None:
-        array, start = first_changed_entry(table, entry)
-        problems.append(f"{path.name}: block hashes differ from the manifest in {array!r} "
-                        f"from entry {start}")
+    elif set(entry.get("arrays", {})) != set(arrays):
+        problems.append(f"{relative}: the manifest lists arrays {sorted(entry.get('arrays', {}))}")
+    else:
+        changed = first_changed_entry(arrays, entry)
+        if changed is not None:
+            problems.append(f"{relative}: block hashes differ from the manifest in "
+                            f"{changed[0]!r} from entry {changed[1]}")
     return problems
 
 
-def first_changed_entry(table: Table, entry: dict) -> tuple[str, int] | None:
-    """The first (array, index) whose block checksum differs from the manifest entry."""
-    for name in array_names():
-        stored = entry["arrays"].get(name, [])
-        actual = _block_hashes(table.arrays[name])
+def first_changed_entry(arrays: dict[str, np.ndarray], entry: dict) -> tuple[str, int] | None:
+    """The first (array, index) of one file whose block checksum differs from its entry."""
+    for name in sorted(arrays):
+        stored = entry.get("arrays", {}).get(name, [])
+        actual = _block_hashes(arrays[name])
         for block, (want, have) in enumerate(zip(stored, actual)):
             if want != have:
                 return name, block * entry["block"]
@@ -193,6 +288,5 @@ def first_changed_entry(table: Table, entry: dict) -> tuple[str, int] | None:
     return None
 
 
-def file_checksum(dtype: str | Format, directory: Path | None = None) -> str:
-    path = Path(directory or default_directory()) / file_name(get_format(dtype))
-    return _sha256(path.read_bytes())
+def file_checksum(relative: str, directory: Path | None = None) -> str:
+    return _sha256((Path(directory or default_directory()) / relative).read_bytes())

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..errors import ReferenceDataError
 from ..formats import FORMATS, get_format
-from ..functions import FUNCTIONS
+from ..functions import FUNCTIONS, get_function
 from . import arbref, store
 from .build import compute_table, provenance
 
@@ -32,7 +32,8 @@ class Mismatch:
 class Report:
     problems: list[str] = field(default_factory=list)
     mismatches: list[Mismatch] = field(default_factory=list)
-    checked: dict[str, int] = field(default_factory=dict)  # format -> inputs re-derived
+    checked: dict[str, int] = field(default_factory=dict)  # format/plan -> inputs re-derived
+    functions: dict[str, int] = field(default_factory=dict)  # format/plan -> functions
     arb_certified: dict[str, int] = field(default_factory=dict)  # format -> values proven
     arb_uncertified: dict[str, list[str]] = field(default_factory=dict)
 
@@ -53,7 +54,7 @@ def compare(table: store.Table, fresh: store.Table, indices: np.ndarray, file: s
     """Stored vs freshly derived values at ``indices`` (fresh is computed at exactly those)."""
     fmt = table.fmt
     out = []
-    for name in store.array_names()[1:]:
+    for name in (n for n in fresh.arrays if n != "x"):
         stored, expected = table.arrays[name][indices], fresh.arrays[name]
         if name.endswith(".rounded"):
             bad = stored != expected
@@ -68,7 +69,8 @@ def compare(table: store.Table, fresh: store.Table, indices: np.ndarray, file: s
 
 
 def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path | None = None,
-           workers: int = 2, arb: bool = True, progress: bool = True, seed: int = 0) -> Report:
+           workers: int = 2, arb: bool = True, progress: bool = True, seed: int = 0,
+           functions: list[str] | None = None) -> Report:
     directory = Path(directory or store.default_directory())
     report = Report()
     try:
@@ -77,37 +79,59 @@ def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path 
         report.problems.append(str(exc))
         return report
     report.problems += _provenance_problems(manifest)
+    files = manifest.get("files", {})
+    chosen = [get_function(f) for f in functions] if functions else list(FUNCTIONS.values())
     for fmt in [get_format(d) for d in (dtypes or FORMATS)]:
-        name = store.file_name(fmt)
-        entry = manifest.get("files", {}).get(name)
-        if entry is None:
-            report.problems.append(f"{name}: not in the manifest")
-            continue
-        try:
-            table = store.load(fmt, directory, checked=False)
-        except ReferenceDataError as exc:
-            report.problems.append(str(exc))
-            continue
-        if store.file_checksum(fmt, directory) != entry.get("sha256"):
-            report.problems.append(_locate_edit(table, entry, name, workers))
-            continue
-        problems = store.manifest_problems(table, entry, directory / name)
-        if problems:
-            report.problems += problems
-            continue
-        if full:
-            indices = np.arange(len(table))
-        else:
-            rng = np.random.default_rng(seed)
-            indices = np.sort(rng.choice(len(table), min(DEFAULT_SUBSET, len(table)),
-                                         replace=False))
-        fresh = compute_table(fmt, table.x[indices], workers, progress,
-                              label=f"verify {fmt.name}")
-        report.mismatches += compare(table, fresh, indices, name)
-        report.checked[fmt.name] = len(indices)
-        if arb and arbref.available():
-            _arb_check(table, indices, name, report)
+        for plan in store.plans():
+            wanted = [f for f in chosen if f.inputs.name == plan.name]
+            if wanted:
+                _verify_table(fmt, plan, wanted, files, directory, full, workers, arb,
+                              progress, seed, report)
     return report
+
+
+def _verify_table(fmt, plan, wanted, files, directory, full, workers, arb, progress, seed,
+                  report: Report) -> None:
+    relatives = [store.inputs_file(fmt, plan)] + [store.function_file(fmt, f) for f in wanted]
+    problems = []
+    for rel in relatives:
+        if rel not in files:
+            problems.append(f"{rel}: not in the manifest")
+        elif not (directory / rel).exists():
+            problems.append(f"{directory / rel}: missing; regenerate with "
+                            f"`{store.REBUILD} --dtype {fmt.name}`")
+    if problems:
+        report.problems += problems
+        return
+    try:
+        table = store.load(fmt, plan, directory, checked=False)
+    except ReferenceDataError as exc:
+        report.problems.append(str(exc))
+        return
+    for rel in relatives:
+        if store.file_checksum(rel, directory) != files[rel].get("sha256"):
+            report.problems.append(_locate_edit(table, rel, files[rel], workers))
+            return
+        problems += store.manifest_problems(directory, rel, files[rel])
+        if rel != relatives[0] and files[rel].get("inputs_sha256") != files[relatives[0]]["sha256"]:
+            problems.append(f"{rel}: computed at other inputs than {relatives[0]} holds")
+    if problems:
+        report.problems += problems
+        return
+    if full:
+        indices = np.arange(len(table))
+    else:
+        rng = np.random.default_rng(seed)
+        indices = np.sort(rng.choice(len(table), min(DEFAULT_SUBSET, len(table)),
+                                     replace=False))
+    fresh = compute_table(fmt, table.x[indices], workers, progress,
+                          label=f"verify {fmt.name} {plan.name}", plan=plan, functions=wanted)
+    name = f"{fmt.name}/{plan.name}"
+    report.mismatches += compare(table, fresh, indices, name)
+    report.checked[name] = len(indices)
+    report.functions[name] = len(wanted)
+    if arb and arbref.available():
+        _arb_check(table, indices, name, report, wanted)
 
 
 def _provenance_problems(manifest: dict) -> list[str]:
@@ -118,20 +142,22 @@ def _provenance_problems(manifest: dict) -> list[str]:
     if recorded != expected:
         return [f"manifest: working_precision_bits {recorded!r}, this version builds with "
                 f"{expected!r}"]
-    if manifest.get("format_version") != 1:
-        return [f"manifest: format_version {manifest.get('format_version')!r}, expected 1"]
+    if manifest.get("format_version") != store.FORMAT_VERSION:
+        return [f"manifest: format_version {manifest.get('format_version')!r}, expected "
+                f"{store.FORMAT_VERSION}"]
     return []
 
 
-def _locate_edit(table: store.Table, entry: dict, name: str, workers: int) -> str:
-    """Name the first entry that differs from what the manifest recorded."""
-    changed = store.first_changed_entry(table, entry)
+def _locate_edit(table: store.Table, name: str, entry: dict, workers: int) -> str:
+    """Name the first entry of one file that differs from what the manifest recorded."""
+    changed = store.first_changed_entry(_file_arrays(table, name), entry)
     if changed is None:
         return f"{name}: checksum differs from the manifest (file rewritten, same contents?)"
     array, start = changed
     block = np.arange(start, min(start + entry["block"], len(table)))
     if len(block):
-        fresh = compute_table(table.fmt, table.x[block], workers, progress=False)
+        fresh = compute_table(table.fmt, table.x[block], workers, progress=False,
+                              plan=table.plan, functions=table.functions)
         found = compare(table, fresh, block, name, limit=1)
         if found:
             return f"{found[0]} (checksum mismatch)"
@@ -139,11 +165,20 @@ def _locate_edit(table: store.Table, entry: dict, name: str, workers: int) -> st
             f"{start}..{start + entry['block'] - 1}")
 
 
-def _arb_check(table: store.Table, indices: np.ndarray, name: str, report: Report) -> None:
+def _file_arrays(table: store.Table, relative: str) -> dict[str, np.ndarray]:
+    """The arrays of one file of a table, under the names its manifest entry uses."""
+    stem = Path(relative).stem
+    if stem.startswith("inputs."):
+        return {"x": table.arrays["x"]}
+    return {field: table.arrays[f"{stem}.{field}"] for field in store.FIELDS}
+
+
+def _arb_check(table: store.Table, indices: np.ndarray, name: str, report: Report,
+               functions) -> None:
     fmt = table.fmt
     certified, uncertified = 0, []
     xs = table.x[indices]
-    for fn in FUNCTIONS:
+    for fn in (f.name for f in functions if f.arb is not None):
         stored = table.arrays[f"{fn}.rounded"][indices]
         for x, s in zip(xs, stored):
             proven = arbref.certify(fn, float(x), fmt)
@@ -156,5 +191,5 @@ def _arb_check(table: store.Table, indices: np.ndarray, name: str, report: Repor
                     f"{float(fmt.from_bits(proven))!r} ({fmt.hex(fmt.from_bits(proven))})"))
             else:
                 certified += 1
-    report.arb_certified[fmt.name] = certified
-    report.arb_uncertified[fmt.name] = uncertified
+    report.arb_certified[name] = certified
+    report.arb_uncertified[name] = uncertified

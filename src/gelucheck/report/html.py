@@ -18,10 +18,10 @@ from datetime import datetime, timezone
 
 import numpy as np
 
-from ..checks.minimum import CURVATURE
 from ..checks.profile import SCALE, transform
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
+from ..functions import get_function
 from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SweepResult
 from . import tables
 from .environment import one_line
@@ -177,10 +177,11 @@ def minimum_figure(results: list[AccuracyResult], title: str) -> str:
     for ax, dtype in zip(axes[0], dtypes):
         here = [(r, m) for r, m in found if r.identity.dtype == dtype]
         x_star, v_star = here[0][1].x_star, here[0][1].exact_value
+        curvature = get_function(here[0][0].identity.function).curvature
         width = max(max(abs(m.plateau_lo - x_star), abs(m.plateau_hi - x_star))
                     for _, m in here) * 1.6 or 1e-3
         h = np.linspace(-width, width, 201)
-        ax.plot(h, CURVATURE / 2 * h * h, color="k", lw=0.8, label="f(x) - f(x*)")
+        ax.plot(h, curvature / 2 * h * h, color="k", lw=0.8, label="f(x) - f(x*)")
         for r, m in here:
             ax.plot([m.plateau_lo - x_star, m.plateau_hi - x_star],
                     [m.value - v_star] * 2, lw=4, solid_capstyle="butt", alpha=0.7,
@@ -188,7 +189,7 @@ def minimum_figure(results: list[AccuracyResult], title: str) -> str:
                           + ("" if m.true_argmin_on_plateau else ", x* off it") + ")")
         ax.axvline(0, color="grey", lw=0.8, ls="--")
         ax.axhline(0, color="grey", lw=0.8, ls=":")
-        top = CURVATURE / 2 * width * width  # plateaus far above the curve are cut off
+        top = curvature / 2 * width * width  # plateaus far above the curve are cut off
         low = min(0.0, *(m.value - v_star for _, m in here))
         ax.set_ylim(low - 0.15 * top, top * 1.15)
         ax.set_title(dtype, fontsize=9)

@@ -193,8 +193,9 @@ def activation_drift(swap: Swap, lo: float, hi: float) -> dict:
 
     from ..checks.data import table
     from ..formats import FLOAT32
+    from ..functions import GELU
 
-    x = table(FLOAT32).x
+    x = table(FLOAT32, GELU).x
     x = torch.from_numpy(x[(x >= lo) & (x <= hi)])
     with torch.no_grad():
         d = (swap.function()(x) - ACTIVATIONS[swap.trained].make()(x)).abs()
