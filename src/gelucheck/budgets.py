@@ -138,6 +138,8 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
              "regions": {r.name: round_up(r.max_ulp) for r in f.regions}}
     if round_up(f.max_ulp) <= 0.5:  # within half an ulp, yet some may round the wrong way
         entry["not_correctly_rounded"] = f.not_correctly_rounded
+    if f.impossible:
+        entry["impossible"] = f.impossible
     if isinstance(result.minimum, MinimumFinding):
         entry["minimum_value_ulp"] = round_up(result.minimum.value_ulp_error)
         entry["true_argmin_on_plateau"] = result.minimum.true_argmin_on_plateau

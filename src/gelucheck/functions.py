@@ -11,6 +11,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .errors import UsageError, choose
 from .reference import arbformulas, mpformulas
 from .reference.plans import ERF_FAMILY, GELU_FAMILY, InputPlan
@@ -25,6 +27,14 @@ COMPLEMENT = "complement"  # erfc = 1 - erf: 2 at -inf, +0 at +inf, always posit
 
 _LIMITS = {CDF: (0.0, 1.0), X_TIMES_CDF: (-0.0, math.inf), DERIVATIVE: (-0.0, 1.0),
            PDF: (0.0, 0.0), ODD: (-1.0, 1.0), COMPLEMENT: (2.0, 0.0)}
+# The closed range of each family's values, where it is simple (None: no bound is checked).
+_BOUNDS: dict[str, tuple[float, float] | None] = {
+    CDF: (0.0, 1.0), X_TIMES_CDF: None, DERIVATIVE: None, PDF: (0.0, 1.0), ODD: (-1.0, 1.0),
+    COMPLEMENT: (0.0, 2.0)}
+# Families whose value has the sign of x (f(-0) = -0): a nonzero result of the other sign is
+# wrong however close it is, as is one outside the range.
+_SIGN_OF_X = (X_TIMES_CDF, ODD)
+
 # The side of the exact value from the rounded one when the working precision cannot see the
 # difference: (small |x|, far left, far right). "x": the sign of x (1/2 + c·x), "-x" its
 # opposite. Φ is above 0 and below 1; x·Φ is x/2 plus a positive term near 0 and below its
@@ -87,6 +97,27 @@ class Function:
         if abs(x) < 1:
             return small if isinstance(small, float) else (x if small == "x" else -x)
         return left if x < 0 else right
+
+    @property
+    def bounds(self) -> tuple[float, float] | None:
+        return _BOUNDS[self.family]
+
+    @property
+    def sign_of_x(self) -> bool:
+        return self.family in _SIGN_OF_X
+
+    def impossible(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Where a result cannot be the function's at any precision: outside its range
+        (|erf| > 1, Φ < 0) or, for a function with the sign of x, nonzero of the other sign.
+        NaN is judged by the ulp error, not here."""
+        y64, x64 = np.asarray(y, dtype=np.float64), np.asarray(x, dtype=np.float64)
+        bad = np.zeros(y64.shape, dtype=bool)
+        if self.bounds is not None:
+            lo, hi = self.bounds
+            bad |= (y64 < lo) | (y64 > hi)
+        if self.sign_of_x:
+            bad |= (y64 != 0) & (np.signbit(y64) != np.signbit(x64))
+        return bad & ~np.isnan(y64)
 
     @property
     def has_minimum(self) -> bool:

@@ -81,6 +81,9 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
             elif count < allowed:
                 verdict.better.append(f"{count} results not correctly rounded, the budget "
                                       f"allows {allowed}")
+        if figures.impossible is not None:
+            _compare_counts("results outside the range or of the wrong sign",
+                            figures.impossible, entry.get("impossible", 0), verdict)
         for region in figures.regions:
             if region.name in entry.get("regions", {}):
                 _compare_ulps(f"max ulp in {region.name}", region.max_ulp,

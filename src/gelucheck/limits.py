@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from .checks.regions import REGIONS
 from .errors import UsageError, choose
+from .functions import get_function
 from .report.tables import fmt_ulp
 from .results import AccuracyResult
 
@@ -56,9 +57,25 @@ def breaches(result: AccuracyResult, limits: list[Limit], specials: bool) -> lis
         elif wrong:  # within half an ulp, and still not correctly rounded
             out.append(f"{wrong} results{where} not correctly rounded (a tie rounded the wrong "
                        "way, or a hair past one: each scores 0.5 ulp)")
+    if f is not None and f.impossible:
+        out.append(impossible_text(result))
     if specials and isinstance(result.specials, dict):
         for label in result.failing_specials:
             s = result.specials[label]
             out.append(f"special input {label}: expected {s.expected!r}, computed "
                        f"{s.computed!r}")
     return out
+
+
+def impossible_text(result: AccuracyResult) -> str:
+    """The results no value of the function can have, with the first one."""
+    f = result.figures
+    assert f is not None
+    function = get_function(result.reference)
+    what = (f"outside [{function.bounds[0]:g}, {function.bounds[1]:g}]" if function.bounds
+            else "")
+    if function.sign_of_x:
+        what = f"{what} or " if what else ""
+        what += "of the wrong sign"
+    return (f"{f.impossible} results {what} (an error at any ulp count), first at "
+            f"x = {f.impossible_at!r} ({f.impossible_at_hex}): computed {f.impossible_computed!r}")

@@ -8,7 +8,7 @@ versions); a failed case is a :class:`Failure` with its reason, written as ``"er
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 
 import numpy as np
 
@@ -92,13 +92,21 @@ class ErrorFigures:
     max_abs_error: float
     max_abs_at: float
     regions: list[Region]
+    # results no value of the function can have: outside its range, or of the wrong sign
+    impossible: int | None = 0  # None: not measured (a report from before the check)
+    impossible_at: float | None = None
+    impossible_at_hex: str | None = None
+    impossible_computed: float | None = None
 
     def region(self, name: str) -> Region | None:
         return next((r for r in self.regions if r.name == name), None)
 
     @classmethod
     def from_json(cls, d: dict) -> ErrorFigures:
-        values = {f.name: d[f.name] for f in fields(cls) if f.name != "regions"}
+        # A field with a default is younger than some reports: absent there, it was not
+        # measured (None), which is not the default's "none found".
+        values = {f.name: d[f.name] if f.default is MISSING else d.get(f.name)
+                  for f in fields(cls) if f.name != "regions"}
         return cls(**values, regions=[Region(**r) for r in d["regions"]])
 
 

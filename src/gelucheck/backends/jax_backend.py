@@ -1,4 +1,5 @@
-"""JAX on the CPU: jax.nn.gelu in both forms (the tanh form is its default) and norm.cdf."""
+"""JAX on the CPU: jax.nn.gelu in both forms (the tanh form is its default), norm.cdf, and
+erf and erfc (lax and jax.scipy.special); each jitted, and op by op as a consistency path."""
 from __future__ import annotations
 
 import numpy as np
@@ -14,6 +15,7 @@ def load() -> Backend:
                        "'gelucheck[jax]'", None)
     jax.config.update("jax_enable_x64", True)  # else float64 input is silently float32
     import jax.numpy as jnp
+    import jax.scipy.special  # noqa: F401 - jax.scipy.special.erf below
     from jax.scipy.stats import norm
 
     def kernel(fn):
@@ -59,5 +61,9 @@ def load() -> Backend:
              "jax.vmap(jax.grad(jax.nn.gelu(x, approximate=True)))"),
         make("norm.cdf", "phi_grad", gradient(norm.cdf),
              "jax.vmap(jax.grad(jax.scipy.stats.norm.cdf))", narrow_free),
+        make("lax.erf", "erf", jax.lax.erf, "jax.lax.erf(x), jit"),
+        make("lax.erfc", "erfc", jax.lax.erfc, "jax.lax.erfc(x), jit"),
+        make("special.erf", "erf", jax.scipy.special.erf, "jax.scipy.special.erf(x), jit"),
+        make("special.erfc", "erfc", jax.scipy.special.erfc, "jax.scipy.special.erfc(x), jit"),
     )
     return Backend("jax", True, "", jax.__version__, impls)

@@ -57,7 +57,12 @@ def load() -> Backend:
         make("nn.gelu", "gelu_grad", gradient(nn.gelu), "mx.grad of mlx.nn.gelu"),
         make("nn.gelu_approx", "gelu_tanh_grad", gradient(nn.gelu_approx),
              "mx.grad of mlx.nn.gelu_approx"),
+        make("erf", "erf", mx.erf, "mlx.core.erf(x)"),
     )
     missing = {name: "MLX has no Gaussian CDF op (erf is there; GELU is measured)"
                for name in ("phi", "phi_grad")}
+    if hasattr(mx, "erfc"):
+        impls += (make("erfc", "erfc", mx.erfc, "mlx.core.erfc(x)"),)
+    else:
+        missing["erfc"] = f"MLX {mx.__version__} has no erfc op"
     return Backend("mlx", True, "", mx.__version__, impls, missing)

@@ -18,7 +18,7 @@ def load() -> Backend:
         rows_batch=True,
         description="0.5*x*(1+np.tanh(sqrt(2/pi)*(x+0.044715*x**3))), constants in the input "
                     "dtype")
-    missing = {name: "NumPy has no erf or erfc ufunc" for name in ("phi", "gelu")}
+    missing = {name: "NumPy has no erf or erfc ufunc" for name in ("phi", "gelu", "erf", "erfc")}
     missing.update({name: "NumPy has no autograd: no derivative is computed by it"
                     for name in ("phi_grad", "gelu_grad", "gelu_tanh_grad")})
     return Backend("numpy", True, "", np.__version__, (impl,), missing)

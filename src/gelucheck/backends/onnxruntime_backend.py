@@ -83,7 +83,9 @@ def load() -> Backend:
                  helper.make_node("Mul", ["d", "half"], ["y"])]
         return graph(nodes, dtype, {"sqrt2": np.sqrt(2.0), "one": 1.0, "half": 0.5})
 
-    column = lambda x: (-1, 1) if x.ndim < 2 else x.shape  # BiasGelu adds along the last axis
+    # BiasGelu adds its bias (one value) along the last axis, which must then have length 1:
+    # every input goes in as a column, whatever its shape (reshaped back after)
+    column = lambda x: (-1, 1)
     at_least_1d = lambda x: (1,) if x.ndim == 0 else x.shape  # FastGelu refuses 0-d input
 
     def loads(build, dtype) -> bool:
@@ -122,10 +124,13 @@ def load() -> Backend:
              formula="sigmoid_1.702"),
         make("Erf-decomposition", "gelu", erf_decomposition, EXACT,
              "0.5*(x*(1+Erf(x/sqrt 2))) as torch.onnx exports F.gelu; ORT may fuse it"),
+        make("Erf", "erf", node("Erf"), ("float16", "float32", "float64"),
+             "ONNX Erf (opset 20), one node"),
     )
     missing = {name: "ONNX Runtime serves forward graphs only: no derivative"
                for name in ("phi_grad", "gelu_grad", "gelu_tanh_grad")}
     missing["phi"] = "ONNX has no Gaussian CDF op (Erf is there; graphs of it are GELU here)"
+    missing["erfc"] = "ONNX has no Erfc op (1 - Erf would be a formula, not the op)"
     return Backend("onnxruntime", True, "",
                    f"{ort.__version__} (onnx {onnx.__version__}, CPUExecutionProvider)", impls,
                    missing)

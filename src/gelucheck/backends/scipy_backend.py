@@ -1,4 +1,4 @@
-"""SciPy: Φ as ndtr, norm.cdf and the erf/erfc formulas; GELU as x times each."""
+"""SciPy: Φ as ndtr, norm.cdf and the erf/erfc formulas; GELU as x times each; erf and erfc."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,6 +41,10 @@ def load() -> Backend:
         if name != "norm.cdf":
             impls.append(Implementation("scipy", f"x*{name}", "gelu", x_times(phi), native, wider,
                                         rows_batch=True, description=f"x * {text}"))
+    for name in ("erf", "erfc"):
+        impls.append(Implementation("scipy", f"special.{name}", name, getattr(special, name),
+                                    ("float32", "float64"), WIDER_16, rows_batch=True,
+                                    description=f"scipy.special.{name}(x)"))
     missing = {"gelu_tanh": "SciPy has no tanh form of its own (see numpy:tanh)"}
     missing.update({name: "SciPy has no autograd: no derivative is computed by it"
                     for name in ("phi_grad", "gelu_grad", "gelu_tanh_grad")})

@@ -71,6 +71,12 @@ def load() -> Backend:
              "tf.GradientTape of tf.nn.gelu(x, approximate=False)"),
         make("nn.gelu", "gelu_tanh_grad", gradient(tanh),
              "tf.GradientTape of tf.nn.gelu(x, approximate=True)"),
+        make("math.erf", "erf", tf.math.erf, "tf.math.erf(x), eager"),
+        make("math.erfc", "erfc", tf.math.erfc, "tf.math.erfc(x), eager"),
+        make("math.erf[xla]", "erf", xla(tf.math.erf), "tf.function(jit_compile=True) of "
+             "tf.math.erf"),
+        make("math.erfc[xla]", "erfc", xla(tf.math.erfc), "tf.function(jit_compile=True) of "
+             "tf.math.erfc"),
     )
     missing = {name: "TensorFlow has no Gaussian CDF op (tensorflow-probability has ndtr)"
                for name in ("phi", "phi_grad")}

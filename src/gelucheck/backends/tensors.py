@@ -2,6 +2,7 @@
 users' torch callables (``--framework torch``). Public: a backend of your own may use them."""
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -108,8 +109,8 @@ def onednn_off():
 def torch_layout_paths(fn, device: str = "cpu") -> Callable:
     """The layouts a torch tensor can arrive in, each built on the tensor side and handed to
     ``fn`` as it is (checks.consistency): a stride-2 view, a transposed 2-D view, a
-    channels-last 4-D tensor, a view at storage offset 1, and on the CPU the bulk with one
-    thread and without oneDNN."""
+    channels-last 4-D tensor, a view at storage offset 1, shapes (n, 1), (n, 7), (n, 3, 5)
+    and a stride-0 broadcast, and on the CPU the bulk with one thread and without oneDNN."""
     import torch
 
     def read(out, n):
@@ -135,6 +136,20 @@ def torch_layout_paths(fn, device: str = "cpu") -> Callable:
 
     def offset(t):
         return fn(torch.cat([t[:1], t])[1:])
+
+    def shaped(*tail):
+        """Contiguous, of shape (-1, *tail), padded with x[0]: the shapes a compiler
+        specialises on (an innermost dimension of 1 or of an odd size, a 3-D tensor)."""
+        def run(t):
+            n, block = t.numel(), math.prod(tail)
+            padded = torch.cat([t, t[:1].expand(-n % block)])
+            return fn(padded.reshape(-1, *tail))
+        return run
+
+    def broadcast(t):
+        """Each input repeated along a stride-0 dimension (an expanded tensor, never copied):
+        the last column is read back."""
+        return fn(t.reshape(-1, 1).expand(-1, 4))[:, -1]
 
     def one_thread(t):
         threads = torch.get_num_threads()
@@ -162,6 +177,8 @@ def torch_layout_paths(fn, device: str = "cpu") -> Callable:
 
         runs = {"stride-2": strided, "transposed": transposed,
                 "channels-last": channels_last, "storage-offset": offset,
+                "inner-1": shaped(1), "inner-7": shaped(7), "3-d": shaped(3, 5),
+                "broadcast": broadcast,
                 "one-element": lambda t: separately(t, 1), "0-d": lambda t: separately(t, 0)}
         runs.update({f"length-{n}": (lambda t, n=n: separately(t, n))
                      for n in range(2, MAX_LENGTH[fmt.name] + 1)})

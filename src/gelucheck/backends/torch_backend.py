@@ -37,16 +37,23 @@ def torch_functions():
          "x*0.5*(1+torch.erf(x/sqrt(2)))"),
         ("x*erfc", "gelu", lambda t: t * phi_erfc(torch.erfc, torch, t),
          "x*0.5*torch.erfc(-x/sqrt(2))"),
+        ("erf", "erf", torch.erf, "torch.erf(x)"),
+        ("erfc", "erfc", torch.erfc, "torch.erfc(x)"),
+        ("special.erf", "erf", torch.special.erf, "torch.special.erf(x)"),
+        ("special.erfc", "erfc", torch.special.erfc, "torch.special.erfc(x)"),
     ]
 
 
 def with_gradients(functions):
-    """Each (name, function, fn, text) and, beside it, its derivative by autograd."""
+    """Each (name, function, fn, text) and, beside it, its derivative by autograd where the
+    function has a derivative row (erf and erfc have none)."""
     out = []
     for impl, function, fn, text in functions:
         out.append((impl, function, fn, text))
-        out.append((impl, derivative(function).name, torch_gradient(fn),
-                    f"d/dx of {text}: backward() with grad_out = 1"))
+        grad = derivative(function)
+        if grad is not None:
+            out.append((impl, grad.name, torch_gradient(fn),
+                        f"d/dx of {text}: backward() with grad_out = 1"))
     return out
 
 

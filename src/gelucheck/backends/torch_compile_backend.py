@@ -1,4 +1,5 @@
-"""torch.compile of F.gelu, both forms, on the CPU (Inductor generates its own kernels)."""
+"""torch.compile of F.gelu, both forms, and of torch.erf and torch.erfc, on the CPU (Inductor
+generates its own kernels)."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,7 +18,7 @@ from .tensors import (
 
 def load() -> Backend:
     try:
-        import torch  # noqa: F401 - its absence is what this says
+        import torch
         import torch.nn.functional as F
     except ImportError as exc:
         return Backend("torch-compile", False, f"torch is not installed ({exc})", None)
@@ -52,5 +53,18 @@ def load() -> Backend:
                                description=f"d/dx of {text}: its compiled backward",
                                paths=torch_layout_paths(grad)))
 
-    impls = (*compiled("gelu", "none"), *compiled("gelu_tanh", "tanh"))
+    def compiled_op(name: str) -> Implementation:
+        """torch.compile of torch.erf or torch.erfc alone: Inductor's own erf kernel (its
+        vectorized CPU code calls Sleef or its own polynomial, not ATen's)."""
+        op = getattr(torch, name)
+        fn = torch_compile(lambda t: op(t), dynamic=True)
+        forward = tensor_kernel(fn, "cpu")
+        return Implementation("torch-compile", name, name, forward, prepare=preparer(fn, "cpu"),
+                              description=f"torch.compile(torch.{name}), dynamic shapes",
+                              paths=torch_layout_paths(fn),
+                              warm_up=lambda fmt: forward(np.linspace(-4, 4, 8).astype(
+                                  fmt.dtype)))
+
+    impls = (*compiled("gelu", "none"), *compiled("gelu_tanh", "tanh"), compiled_op("erf"),
+             compiled_op("erfc"))
     return Backend("torch-compile", True, "", torch_version_text(), impls)

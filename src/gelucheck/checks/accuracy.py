@@ -1,6 +1,8 @@
 """Ulp and absolute error of one implementation in one dtype, overall and per region."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from ..backends import Implementation, ImplementationError
@@ -66,6 +68,12 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
         worst_input=float(x[i]), worst_input_hex=fmt.hex(x[i]), computed=float(y[i]),
         exact=float(tab.exact(function)[i]), max_abs_error=float(absolute[j]),
         max_abs_at=float(x[j]), regions=regions)
+    impossible = np.flatnonzero(function.impossible(x, y))
+    if impossible.size:
+        k = int(impossible[0])
+        result.figures = replace(result.figures, impossible=int(impossible.size),
+                                 impossible_at=float(x[k]), impossible_at_hex=fmt.hex(x[k]),
+                                 impossible_computed=float(y[k]))
     result.all_nan = bool(np.all(np.isnan(y.astype(np.float64))))
     if keep_errors:
         result.errors, result.outputs = errors, y

@@ -70,10 +70,20 @@ def _zero_d(kernel: Callable, x: np.ndarray) -> np.ndarray:
     return out
 
 
+def _shaped(kernel: Callable, x: np.ndarray, *tail: int) -> np.ndarray:
+    """The bulk as one contiguous array of shape (-1, *tail), padded with x[0]: an innermost
+    dimension of 1 or of an odd size, or a 3-D array, is what compiled kernels specialise
+    on."""
+    padded = np.concatenate([x, np.repeat(x[:1], -len(x) % int(np.prod(tail)))])
+    return np.asarray(kernel(padded.reshape(-1, *tail))).reshape(-1)[:len(x)]
+
+
 def generic_paths(impl: Implementation, fmt: Format, lengths: bool = True) -> dict:
     """name -> callable(x) -> outputs, for the paths every implementation has."""
     paths = {"one-element": lambda x: separately(impl, x, 1),
-             "0-d": lambda x: _zero_d(impl, x)}
+             "0-d": lambda x: _zero_d(impl, x),
+             "inner-1": lambda x: _shaped(impl, x, 1), "inner-7": lambda x: _shaped(impl, x, 7),
+             "3-d": lambda x: _shaped(impl, x, 3, 5)}
     if lengths:
         for n in range(2, MAX_LENGTH[fmt.name] + 1):
             paths[f"length-{n}"] = ((lambda x, n=n: _batched(impl, fmt, x, n))

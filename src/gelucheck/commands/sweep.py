@@ -48,6 +48,7 @@ def run(args) -> int:
     from ..sweep.runner import check_dtype, parse_range, sweep
 
     check_dtype(args.dtype)
+    args.function.require_sweep()
     span = parse_range(args.range)
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from .. import published
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
 from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SignFinding
@@ -257,6 +258,15 @@ def special_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def impossible_rows(results: list) -> tuple[list[str], list[list]]:
+    header = ["implementation", "function", "dtype", "results", "first x", "hex", "computed"]
+    body = [[r.identity.id, r.identity.function, r.identity.dtype, r.figures.impossible,
+             repr(r.figures.impossible_at), r.figures.impossible_at_hex,
+             repr(r.figures.impossible_computed)]
+            for r in _measured(results) if r.figures is not None and r.figures.impossible]
+    return header, body
+
+
 WIDTH = 120  # the terminal report's widest line
 KEYS = 2  # the columns that name a row (implementation, function): repeated in each block
 
@@ -310,6 +320,10 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     out.append(("GELU's negative minimum", minimum_rows(results)))
     out.append(("Sign of the derivative", sign_rows(results)))
     out.append(("Special inputs that miss their limit", special_rows(results)))
+    out.append(("Results no value of the function can have (outside its range, or of the "
+                "wrong sign)", impossible_rows(results)))
+    out.append(("Documented accuracy beside the measured (data/published_bounds.toml)",
+                published.rows(results)))
     out.append(("Formula fingerprints: which GELU form the outputs compute", fingerprint_rows(
         results)))
     out.append(("Drift of the tanh form from exact GELU" + DRIFT_UNIT, drift_rows(results)))

@@ -1,0 +1,79 @@
+"""The C library's erf and erfc (double) and erff and erfcf (float): what every other library
+is measured against. Each is called from a loop numba compiles (ctypes function pointers are
+callable in nopython mode), so a whole array costs no Python call per input - fast enough for
+the exhaustive float32 sweep. numba is the `fast` extra; without it the backend says so."""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import platform
+
+import numpy as np
+
+from .base import Backend, Implementation
+
+# (C name, function, C type): the implementation names are the C names.
+FUNCTIONS = (("erf", "erf", "double"), ("erfc", "erfc", "double"),
+             ("erff", "erf", "float"), ("erfcf", "erfc", "float"))
+# A 16-bit input goes into the C type exactly and its result is rounded once back (a float
+# result is rounded twice for float16: float32 first - part of what is measured); float32
+# input to the double functions likewise, as a C program calling erf on a float does.
+WIDER = {"double": {"float16": "float64", "bfloat16": "float64", "float32": "float64"},
+         "float": {"float16": "float32", "bfloat16": "float32"}}
+NATIVE = {"double": ("float64",), "float": ("float32",)}
+
+
+def library_version() -> str:
+    """The C library by name and version: glibc's own confstr, else what platform says."""
+    try:
+        return os.confstr("CS_GNU_LIBC_VERSION") or "unknown C library"
+    except (ValueError, OSError, AttributeError):
+        name, version = platform.libc_ver()
+        return f"{name} {version}".strip() or "unknown C library"
+
+
+def _loop(numba, cfunc, dtype):
+    """A compiled loop applying the C function to every element; compiled on first call."""
+    compiled = None
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        nonlocal compiled
+        if compiled is None:
+            @numba.njit(nogil=True, cache=False)
+            def apply(flat, out):
+                for i in range(flat.size):
+                    out[i] = cfunc(flat[i])
+
+            compiled = apply
+        flat = np.ascontiguousarray(x, dtype=dtype).ravel()
+        out = np.empty_like(flat)
+        compiled(flat, out)
+        return out.reshape(np.shape(x))
+
+    return kernel
+
+
+def load() -> Backend:
+    path = ctypes.util.find_library("m")
+    try:
+        libm = ctypes.CDLL(path or "libm.so.6")
+    except OSError as exc:
+        return Backend("libm", False, f"the C math library cannot be loaded ({exc})", None)
+    try:
+        import numba
+    except ImportError as exc:
+        return Backend("libm", False, f"numba is not installed ({exc}): it compiles the loops "
+                       "that call the C functions; pip install 'gelucheck[fast]'", None)
+    impls = []
+    for cname, function, ctype in FUNCTIONS:
+        c_type = ctypes.c_double if ctype == "double" else ctypes.c_float
+        cfunc = getattr(libm, cname)
+        cfunc.argtypes, cfunc.restype = [c_type], c_type
+        dtype = np.float64 if ctype == "double" else np.float32
+        impls.append(Implementation(
+            "libm", cname, function, _loop(numba, cfunc, dtype), native=NATIVE[ctype],
+            wider=WIDER[ctype], rows_batch=True,
+            description=f"{ctype} {cname}({ctype}) of {path or 'libm.so.6'}, in a numba loop"))
+    return Backend("libm", True, "", f"{library_version()} ({platform.machine()}), "
+                   f"numba {numba.__version__}", tuple(impls))

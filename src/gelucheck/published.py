@@ -1,0 +1,71 @@
+"""Documented accuracy bounds (``data/published_bounds.toml``) beside measured figures: what a
+library promises, next to what gelucheck measures, and where a measurement exceeds a promise."""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from .errors import GelucheckError
+from .formats import FORMATS
+from .functions import FUNCTIONS
+from .results import AccuracyResult
+
+FILE = "published_bounds.toml"
+
+
+@dataclass(frozen=True)
+class Bound:
+    function: str
+    dtype: str
+    max_ulp: float
+    library: str
+    source: str
+    backend: str | None = None
+    implementations: tuple[str, ...] = ()
+    note: str = ""
+
+    def covers(self, result: AccuracyResult) -> bool:
+        i = result.identity
+        return (self.backend == i.backend and i.implementation in self.implementations
+                and self.function == i.function and self.dtype == i.dtype)
+
+
+@cache
+def bounds() -> tuple[Bound, ...]:
+    """Every documented bound; a malformed entry is refused, the file named."""
+    path = resources.files("gelucheck") / "data" / FILE
+    try:
+        rows = tomllib.loads(path.read_text())["bound"]
+        out = tuple(Bound(**{**row, "implementations": tuple(row.get("implementations", ()))})
+                    for row in rows)
+    except (KeyError, TypeError, tomllib.TOMLDecodeError) as exc:
+        raise GelucheckError(f"{path}: not a list of [[bound]] entries ({exc})") from None
+    for b in out:
+        if b.function not in FUNCTIONS or b.dtype not in FORMATS or not b.max_ulp > 0:
+            raise GelucheckError(f"{path}: a bound names an unknown function or dtype, or a "
+                                 f"max_ulp that is not positive: {b}")
+    return out
+
+
+def bound_for(result: AccuracyResult) -> Bound | None:
+    return next((b for b in bounds() if b.covers(result)), None)
+
+
+def rows(results: list) -> tuple[list[str], list[list]]:
+    """documented vs measured, per measured result that a bound covers."""
+    header = ["implementation", "function", "dtype", "documented", "measured", "", "source"]
+    body = []
+    for r in results:
+        if not isinstance(r, AccuracyResult) or r.figures is None:
+            continue
+        b = bound_for(r)
+        if b is None:
+            continue
+        above = r.figures.max_ulp > b.max_ulp
+        body.append([r.identity.id, r.identity.function, r.identity.dtype, f"{b.max_ulp:g}",
+                     f"{r.figures.max_ulp:.3g}",
+                     f"ABOVE at x = {r.figures.worst_input!r}" if above else "within",
+                     b.library])
+    return header, body
