@@ -2,10 +2,11 @@
 library promises, next to what gelucheck measures, and where a measurement exceeds a promise."""
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+
+import tomllib
 
 from .errors import GelucheckError
 from .formats import FORMATS

@@ -9,6 +9,7 @@ versions); a failed case is a :class:`Failure` with its reason, written as ``"er
 from __future__ import annotations
 
 from dataclasses import MISSING, asdict, dataclass, field, fields
+from typing import Any
 
 import numpy as np
 
@@ -105,7 +106,7 @@ class ErrorFigures:
     def from_json(cls, d: dict) -> ErrorFigures:
         # A field with a default is younger than some reports: absent there, it was not
         # measured (None), which is not the default's "none found".
-        values = {f.name: d[f.name] if f.default is MISSING else d.get(f.name)
+        values: dict[str, Any] = {f.name: d[f.name] if f.default is MISSING else d.get(f.name)
                   for f in fields(cls) if f.name != "regions"}
         return cls(**values, regions=[Region(**r) for r in d["regions"]])
 
