@@ -267,3 +267,24 @@ def test_a_wide_table_is_stacked_in_blocks_that_keep_each_rows_name():
             (line,) = [line for line in lines if f" {cell}" in line]
             assert line.startswith(row[0])
     assert text.count("implementation") == len(text.split("\n\n")) > 1
+
+
+@pytest.mark.slow  # every installed backend, torch.compile's compiles included
+def test_check_of_a_function_alone_measures_every_installed_backend(tmp_path, capsys):
+    """`check --function erf --function erfc` measures every available backend that computes
+    them; a backend that is not installed is a note, not an error, since none was named."""
+    from gelucheck.backends.registry import backend_names, get_backend
+
+    out_json = tmp_path / "erf.json"
+    assert main(["check", "--function", "erf", "--function", "erfc", "--dtype", "float16",
+                 "--no-progress", "--json", str(out_json)]) == 0
+    measured = {r["backend"] for r in json.loads(out_json.read_text())["results"]
+                if r["kind"] == "accuracy"}
+    backends = [get_backend(name) for name in backend_names()]
+    expected = {b.name for b in backends if b.available
+                and any(i.function.name in ("erf", "erfc") and "float16" in
+                        [d.name for d in i.dtypes] for i in b.implementations)}
+    assert expected <= measured and {"scipy", "libm"} <= measured
+    capsys.readouterr()
+    assert main(["check", "--dtype", "float16"]) == 2  # nothing named at all: refused
+    assert "name what to measure" in capsys.readouterr().err

@@ -125,9 +125,11 @@ def selected(args) -> list:
     from ..report.tables import wrapped
 
     impls = getattr(args, "impl", None) or []
-    if args.command == "check" and not args.backend and not impls:
-        raise UsageError("check: name what to measure: --backend NAME[:IMPL] or --impl MOD:FN "
-                         "(either repeatable, both together for one table)")
+    named = bool(args.backend)  # a backend asked for by name must be measurable
+    if args.command == "check" and not named and not impls and not args.function:
+        raise UsageError("check: name what to measure: --backend NAME[:IMPL], --impl MOD:FN "
+                         "(either repeatable, both together for one table), or --function F "
+                         "(every installed backend's)")
     chosen = implementations(args.backend, impls, args.function, user_options(args),
                              every_backend=args.command == "report" or not impls)
     for name, function, reason in chosen.not_applicable:
@@ -136,7 +138,7 @@ def selected(args) -> list:
         raise UsageError("nothing to measure: no selected backend computes "
                          f"{', '.join(f.name for f in args.function)}")
     for name, reason in chosen.unavailable:
-        if args.command == "check":  # asked for by name: it cannot be measured
+        if args.command == "check" and named:  # asked for by name: it cannot be measured
             raise UsageError(f"backend {name} is unavailable: {reason}")
         print(wrapped(f"note: backend {name} is unavailable: {reason}"), file=sys.stderr)
     return chosen.implementations
