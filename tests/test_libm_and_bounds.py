@@ -94,3 +94,17 @@ def test_the_sweep_refuses_a_function_it_has_no_proven_reference_for(capsys):
     assert main(["sweep", "--backend", "libm:erff", "--function", "erf", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "no exhaustive sweep of erf" in err and "proven" in err
+
+
+def test_the_json_report_carries_the_documented_bound_and_reads_back(tmp_path):
+    from gelucheck.report import jsonio
+
+    path = tmp_path / "r.json"
+    jsonio.write([_result("erfc", "erfc", "float32", 4.5), _result("F.gelu", "gelu",
+                                                                     "float32", 1.0)], path)
+    import json
+    rows = json.loads(path.read_text())["results"]
+    assert rows[0]["documented"]["max_ulp"] == 4 and rows[0]["documented"]["above"] is True
+    assert "CUDA" in rows[0]["documented"]["source"] and "documented" not in rows[1]
+    again = jsonio.read(path)
+    assert again[0].figures.max_ulp == 4.5 and published.bound_for(again[0]).max_ulp == 4

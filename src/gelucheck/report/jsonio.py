@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import UsageError
-from ..results import Result, from_json
+from ..results import AccuracyResult, Result, from_json
 
 SCHEMA_VERSION = 2
 
@@ -57,8 +57,23 @@ def report_text(results: list[Result]) -> str:
     from .environment import describe
 
     document = {"schema_version": SCHEMA_VERSION, "gelucheck": __version__,
-                "environment": describe(results), "results": [r.to_json() for r in results]}
+                "environment": describe(results), "results": [_with_bound(r) for r in results]}
     return json.dumps(_clean(document), indent=1, allow_nan=False) + "\n"
+
+
+def _with_bound(result: Result) -> dict:
+    """A result's JSON, with the documented bound beside its measured max ulp where one
+    covers it (data/published_bounds.toml): ``documented`` = max_ulp, library, source, and
+    whether the measured figure is above it. Read back, it is shown again from the file."""
+    from .. import published
+
+    out = result.to_json()
+    bound = published.bound_for(result) if isinstance(result, AccuracyResult) else None
+    if bound is not None and result.figures is not None:
+        out["documented"] = {"max_ulp": bound.max_ulp, "library": bound.library,
+                             "source": bound.source,
+                             "above": result.figures.max_ulp > bound.max_ulp}
+    return out
 
 
 def write(results: Sequence[Result], path: str | Path) -> None:
