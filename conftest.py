@@ -31,10 +31,10 @@ def _restore_mpmath_precision():
 def sweep_path(request, monkeypatch):
     """The sweep's compiled loops (numba, the fast extra), or the NumPy and SciPy passes that
     stand in without numba: both must hold their bounds and give the same figures."""
-    from gelucheck.sweep import fastref
+    from gelucheck.sweep import loops
 
     if request.param == "numpy":
-        monkeypatch.setattr(fastref, "kernels", lambda: None)
-    elif fastref.kernels() is None:
+        monkeypatch.setattr(loops, "kernels", lambda: None)
+    elif loops.kernels() is None:
         pytest.skip("numba is not installed (pip install 'gelucheck[fast]'): no compiled loops")
     return request.param

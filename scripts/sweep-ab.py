@@ -22,7 +22,7 @@ import sys
 import time
 
 from gelucheck.functions import get_function
-from gelucheck.sweep import chunk, fastref, runner
+from gelucheck.sweep import chunk, fastref, proofs, runner
 
 ROUNDS = 3
 _WORKER = {}
@@ -48,7 +48,7 @@ def _start(spec: str, function_name: str, config: dict) -> None:
                         runner.resolve({"kind": "builtin", "impl": one, "function": function.name})]
     _WORKER["function"] = function
     fastref.warm_kernels()
-    fastref.warm_proofs()
+    proofs.warm_proofs()
 
 
 def _task(task: tuple[int, int]) -> tuple[float, float]:

@@ -30,12 +30,12 @@ _WORKER = {}
 
 
 def _start(spec: str, function: str) -> None:
-    from gelucheck.sweep import fastref, runner
+    from gelucheck.sweep import fastref, loops, runner
 
     runner._tune_process()
     fastref.warm_kernels()
     _WORKER["impls"] = runner.resolve({"kind": "builtin", "impl": spec, "function": function})
-    _WORKER["kernels"] = fastref.kernels()
+    _WORKER["kernels"] = loops.kernels()
 
 
 def _alone(task: tuple[int, int, int]) -> float:

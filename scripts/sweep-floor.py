@@ -28,12 +28,12 @@ FIRST = 0x50000000  # 2^33
 
 def main(spec: str, k: int = 2, rounds: int = 3, spans: int = 256) -> None:
     from gelucheck.backends import find
-    from gelucheck.sweep import fastref
+    from gelucheck.sweep import loops
     from gelucheck.sweep.chunk import KNOWN_SPAN
     from gelucheck.sweep.runner import _tune_process
 
     _tune_process()
-    compiled = fastref.kernels()
+    compiled = loops.kernels()
     if compiled is None:
         sys.exit("needs numba (pip install 'gelucheck[fast]'): the floor is the compiled passes'")
     impl = find(spec, "gelu")[0]

@@ -23,6 +23,7 @@ import numpy as np
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
 from gelucheck.sweep import chunk, fastref, runner
+from gelucheck.sweep.known import is_known
 
 
 def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) -> None:
@@ -51,7 +52,7 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
         out = evaluate_block(impls, function, a, b, *inputs)
         total = time.perf_counter() - begun
         ends = FLOAT32.from_bits(np.array([a, b - 1], dtype=np.uint32))
-        if fastref.is_known(function, float(ends[0]), float(ends[1])):
+        if is_known(function, float(ends[0]), float(ends[1])):
             kind = "known"
         elif fastref.one_compiled_run(function, float(ends[0]), float(ends[1])):
             kind = "compiled"

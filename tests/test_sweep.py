@@ -14,9 +14,10 @@ from gelucheck.cli import main
 from gelucheck.commands.sweep import _timing
 from gelucheck.formats import FLOAT32, FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
-from gelucheck.sweep import chunk, fastref, runner
+from gelucheck.sweep import chunk, edges, fastref, loops, proofs, runner
 from gelucheck.sweep import stats as sweep_stats
 from gelucheck.sweep.checkpoint import CheckpointError
+from gelucheck.sweep.known import KNOWN_TINY, known_part
 from gelucheck.sweep.stats import merge_all
 
 FUNCTIONS = ("phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad", "gelu_tanh_grad")
@@ -495,13 +496,13 @@ TINY_BLOCKS = {"tiny": 0x2B810000, "tiny-power": 0xAB800000, "tiny-deep": 0x8D03
 def _known_tiny_edge(function):
     from gelucheck.functions import get_function
 
-    return int(np.float32(fastref.KNOWN_TINY[get_function(function)]).view(np.uint32))
+    return int(np.float32(KNOWN_TINY[get_function(function)]).view(np.uint32))
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
 @pytest.mark.parametrize("where", sorted(EXACT_PART_BLOCKS))
 def test_the_exact_part_is_the_reference_rounded(function, where):
-    """fastref.known_part stands in for the reference where its results are a signed zero,
+    """known_part stands in for the reference where its results are a signed zero,
     1 or x: those must be the reference's float64 values rounded, signs of zero included -
     and the float64 values lie off them on the exact value's side (ONE_DOWN's comment): the
     next float64 beyond 1 or x, TAIL_FLOOR beyond 0 (the side by mpmath)."""
@@ -509,7 +510,7 @@ def test_the_exact_part_is_the_reference_rounded(function, where):
 
     start = EXACT_PART_BLOCKS[where]
     x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
-    known = fastref.known_part(function, x)
+    known = known_part(function, x)
     v, _, _ = fastref.reference(function, x, monotone=True)
     assert known is not None and known.offset == known.slope == 0
     results = known.expected(x)
@@ -561,7 +562,7 @@ def test_tiny_closed_form_is_mpmath_s(function, where):
              "below-edge-power": (edge - 0x800000) | 0x80000000}[where]
     bits = np.arange(start, start + 512, dtype=np.uint32)
     x = bits.view(np.float32)
-    known = fastref.known_part(function, x)
+    known = known_part(function, x)
     assert known is not None
     for i in (0, 1, 255, 511):
         assert known.expected(x).view(np.uint32)[i] == correctly_rounded(
@@ -584,17 +585,17 @@ def test_tiny_closed_form_is_mpmath_s(function, where):
 
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_no_known_part_where_the_reference_is_computed(function):
-    edge = fastref.FAR_LEFT[fastref.get_function(function)]  # the block ends just past it
+    edge = edges.FAR_LEFT[fastref.get_function(function)]  # the block ends just past it
     start = int(np.float32(edge).view(np.uint32)) - chunk.BLOCK // 2
     x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
-    assert fastref.known_part(function, x) is None
+    assert known_part(function, x) is None
     edge = _known_tiny_edge(function)
     for start in (0x3F800000,  # x near 1: computed everywhere
                   edge - 8, edge, edge | 0x80000000,  # across and past KNOWN_TINY
                   0x2B800000 - 8,  # across a binade near zero
                   0x00000000, 0x01000000 - 8):  # subnormals and the lowest binades
         x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
-        assert fastref.known_part(function, x) is None, hex(start)
+        assert known_part(function, x) is None, hex(start)
 
 
 class _Returns:
@@ -661,7 +662,7 @@ def test_arb_and_mpmath_resolve_the_close_calls_alike(function, monkeypatch):
     input of four blocks (4 to 20 a function, by the NumPy reference's wider bound)."""
     from gelucheck.functions import get_function
 
-    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    monkeypatch.setattr(loops, "kernels", lambda: None)
     f = get_function(function)
     close = []
     for start in (0x3F900000, 0xBF900000, 0xC0900000, 0xBF400000):
@@ -672,7 +673,7 @@ def test_arb_and_mpmath_resolve_the_close_calls_alike(function, monkeypatch):
     assert len(close) >= 3
     for xi in close:
         mp = correctly_rounded(f, xi, FLOAT32)
-        bits, bits64, side = fastref.arbref.rounded(f, xi, FLOAT32)
+        bits, bits64, side = proofs.arbref.rounded(f, xi, FLOAT32)
         assert (bits, bits64) == (mp.bits, mp.float64_bits), xi
         assert np.sign(side) == np.copysign(1.0, mp.residual), xi
 
@@ -680,10 +681,10 @@ def test_arb_and_mpmath_resolve_the_close_calls_alike(function, monkeypatch):
 def test_the_reference_without_arb_is_the_same(monkeypatch):
     """Without python-flint the close calls go to mpmath: the reference is bit for bit the same
     (the NumPy reference, whose wider bound leaves close calls in one block)."""
-    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    monkeypatch.setattr(loops, "kernels", lambda: None)
     x = np.arange(0xC0900000, 0xC0900000 + chunk.BLOCK, dtype=np.uint32).view(np.float32)
     with_arb = fastref.reference("gelu", x, monotone=True)
-    monkeypatch.setattr(fastref, "_arb_installed", lambda: False)
+    monkeypatch.setattr(proofs, "arb_installed", lambda: False)
     without = fastref.reference("gelu", x, monotone=True)
     assert with_arb[2] == without[2] > 0
     for a, b in zip(with_arb[:2], without[:2]):
@@ -1019,8 +1020,8 @@ def test_an_error_of_a_whole_or_half_ulp_and_a_little_is_binned_by_its_little(
     (1): all are outputs not correctly rounded in the bin (1/2, 1), as mpmath says of the
     first, middle and last."""
     if not compiled:
-        monkeypatch.setattr(fastref, "kernels", lambda: None)
-    elif fastref.kernels() is None:
+        monkeypatch.setattr(loops, "kernels", lambda: None)
+    elif loops.kernels() is None:
         pytest.skip("numba is not installed: no compiled loops")
     n = 2000
     bits = np.arange(start, start + n, dtype=np.uint32)
@@ -1042,8 +1043,8 @@ def test_an_error_a_billionth_below_one_ulp_is_binned_below_one(compiled, monkey
     0.8271204233169556, 1 - 1.3e-9 ulp from the exact value (mpmath) - the float64 reference
     lies within its bound of a float32 there, and said 1 ulp."""
     if not compiled:
-        monkeypatch.setattr(fastref, "kernels", lambda: None)
-    elif fastref.kernels() is None:
+        monkeypatch.setattr(loops, "kernels", lambda: None)
+    elif loops.kernels() is None:
         pytest.skip("numba is not installed: no compiled loops")
     import sweep_impls
 

@@ -17,7 +17,8 @@ from gelucheck.errors import ReferenceDataError
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
 from gelucheck.reference.mpref import correctly_rounded
-from gelucheck.sweep import chunk, fastref, phi_table
+from gelucheck.sweep import chunk, edges, fastref, loops, phi_table
+from gelucheck.sweep.known import KNOWN_TINY, known_part
 
 
 @pytest.fixture(autouse=True)
@@ -26,7 +27,7 @@ def _importable(monkeypatch, request):
 
 
 def _kernels():
-    k = fastref.kernels()
+    k = loops.kernels()
     if k is None:
         pytest.skip("numba is not installed (pip install 'gelucheck[fast]'): no compiled loops")
     return k
@@ -63,12 +64,12 @@ def test_compiled_loops_are_16_times_inside_their_bound(function):
         inside = rng.uniform(lo, hi, 10).astype(np.float32)
         ends = np.array([lo, np.nextafter(np.float32(hi), np.float32(0))], dtype=np.float32)
         magnitudes = np.concatenate([inside, ends, [19.955046, 19.933563]])
-        magnitudes = magnitudes[(magnitudes >= max(lo, fastref.KNOWN_TINY[f]))
+        magnitudes = magnitudes[(magnitudes >= max(lo, KNOWN_TINY[f]))
                                 & (magnitudes < hi)].astype(np.float32)
         for sign in (-1, 1):
             x = (sign * magnitudes).astype(np.float32)
             if sign > 0:
-                x = x[x <= fastref._right(f)]
+                x = x[x <= edges.right_edge(f)]
             if len(x):
                 worst = max(worst, _worst_relative(f, x))
     assert worst < fastref.relative_bound(f) / 16, math.log2(worst)
@@ -134,7 +135,7 @@ def test_the_series_near_zero_is_16_times_inside_the_bound(function):
     _kernels()
     f = get_function(function)
     rng = np.random.default_rng(8)
-    edges = [np.float32(edge) for edge, _ in fastref.kernels().SERIES_PIECES]
+    edges = [np.float32(edge) for edge, _ in loops.kernels().SERIES_PIECES]
     magnitudes = np.concatenate([2.0 ** rng.uniform(-30, -3, 400), [0.13, 2.0**-30],
                                  *([np.nextafter(e, np.float32(0)), e] for e in edges)])
     magnitudes = np.unique(magnitudes.astype(np.float32))
@@ -234,7 +235,7 @@ def test_compiled_and_numpy_paths_give_the_same_figures(function, start, monkeyp
     impls = [load_user(f"sweep_impls:{name}_{function}", function)
              for name in ("rounded", "off", "broken")]
     compiled = chunk.evaluate(impls, function, start, start + 60000)
-    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    monkeypatch.setattr(loops, "kernels", lambda: None)
     numpy = chunk.evaluate(impls, function, start, start + 60000)
     for key, a in compiled["implementations"].items():
         b = numpy["implementations"][key]
@@ -277,7 +278,7 @@ def test_the_compiled_score_is_the_numpy_passes(length, outputs, monkeypatch):
     if outputs == "inf":
         y[n // 3] = np.inf
     compiled = chunk._score(y, v, unit)
-    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    monkeypatch.setattr(loops, "kernels", lambda: None)
     numpy = chunk._score(y, v, unit)
     for name in ("infinite", "above_half", "at_least_one", "at_least_two", "at_least_four",
                  "max_ulp", "worst", "largest"):
@@ -328,7 +329,7 @@ def test_a_known_run_matches_only_its_results(function, start, sweep_path):
     """The closed-form results match themselves, a zero of the other sign where they are
     zeros, and nothing that differs in one bit or is a NaN."""
     x = np.arange(start, start + 4096, dtype=np.uint32).view(np.float32)
-    known = fastref.known_part(function, x)
+    known = known_part(function, x)
     expected = known.expected(x)
     assert known.matches(expected.copy(), x)
     flipped = expected.copy()
@@ -345,7 +346,7 @@ def test_a_known_run_of_every_other_encoding_is_checked_in_full(sweep_path):
     """The compiled check reads the expected encodings off the first input's; a run that is
     not consecutive (every other encoding) is checked element by element instead."""
     x = np.arange(0x20000000, 0x20002000, 2, dtype=np.uint32).view(np.float32)
-    known = fastref.known_part("gelu", x)
+    known = known_part("gelu", x)
     expected = known.expected(x)
     assert known.matches(expected.copy(), x)
     expected.view(np.uint32)[-1] ^= 1
@@ -490,7 +491,7 @@ def test_the_tiny_and_outer_parts_are_numpys_bit_for_bit(function, start, monkey
     x = np.arange(start, start + 3000, dtype=np.uint32).view(np.float32)
     assert fastref.one_compiled_run(get_function(function), float(x[0]), float(x[-1]))
     compiled = fastref.reference(function, x, monotone=True)
-    monkeypatch.setattr(fastref, "kernels", lambda: None)
+    monkeypatch.setattr(loops, "kernels", lambda: None)
     numpy = fastref.reference(function, x, monotone=True)
     for a, b in zip(compiled[:2], numpy[:2]):
         assert np.array_equal(a.view(np.int64), b.view(np.int64))

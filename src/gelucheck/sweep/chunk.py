@@ -14,8 +14,9 @@ from ..backends import Implementation, ImplementationError
 from ..checks.regions import REGIONS
 from ..formats import FLOAT32
 from ..functions import Function, get_function
-from . import fastref
-from .fastref import Known, is_known, known_part, reference
+from . import fastref, loops
+from .fastref import reference
+from .known import Known, is_known, known_part
 from .stats import BINS, combine, histogram, merge_chunks
 
 _BOUNDS = [bound for _, lo, hi in REGIONS for bound in (lo, hi)]
@@ -85,7 +86,7 @@ BLOCK = 1 << 17  # inner block: NumPy's temporaries stay in cache and in malloc'
 # arithmetic, not memory: twice as large halves the Python around it per input (2^19 no
 # faster, 2^20 slower: the arrays leave the cache)
 COMPILED_BLOCK = 1 << 18
-# A run scored in closed form (fastref.Known) needs no float64 array: its implementations are
+# A run scored in closed form (known.Known) needs no float64 array: its implementations are
 # called in spans of this many, aligned (so within a binade; _known_run).
 # 2^19: its inputs and outputs, 4 MB a worker, leave the last-level cache to the other
 # workers - with two, `gelucheck sweep` of torch's GELU took less in 28 of 34 alternating
@@ -122,7 +123,7 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
 
 def _blocks(function: Function, start: int, stop: int) -> list[tuple[int, int, bool]]:
     """[start, stop) as blocks (first, stop, whether known in closed form): runs of aligned
-    spans of KNOWN_SPAN scored in closed form (fastref.Known) in one region - consecutive
+    spans of KNOWN_SPAN scored in closed form (known.Known) in one region - consecutive
     spans that is_known as one run -, COMPILED_BLOCK where one compiled loop computes the
     reference, else BLOCK."""
     out = []
@@ -364,7 +365,7 @@ def _encodings(start: int, stop: int, into: np.ndarray | None = None) -> np.ndar
     """The encodings [start, stop) as uint32, a block's inputs: written into the start of
     ``into`` where given (a task's Inputs), else into a new array."""
     out = np.empty(stop - start, dtype=np.uint32) if into is None else into[:stop - start]
-    if (compiled := fastref.kernels()) is not None:
+    if (compiled := loops.kernels()) is not None:
         compiled.encodings(out, np.uint32(start))
     else:
         np.add(_OFFSETS[:stop - start], np.uint32(start), out=out)  # not np.arange: 3x slower
@@ -375,7 +376,7 @@ def _consecutive(x: np.ndarray, first: int) -> bool:
     """Whether x still holds the encodings from ``first`` on, bit for bit: the test that
     lets a sweep hand its block's inputs to an implementation without a copy."""
     bits = x.view(np.uint32)
-    if (compiled := fastref.kernels()) is not None:
+    if (compiled := loops.kernels()) is not None:
         return bool(compiled.consecutive(bits, np.uint32(first)))
     return np.array_equal(bits, _encodings(first, first + len(x)))
 
@@ -419,7 +420,7 @@ class _Guard:
         the block's inputs again)."""
         begun = time.perf_counter()
         following = self.inputs.following if self.inputs is not None else None
-        compiled = fastref.kernels()
+        compiled = loops.kernels()
         if (following is not None and compiled is not None and isinstance(out, np.ndarray)
                 and not np.may_share_memory(out, x)):
             intact = bool(compiled.consecutive_then(x.view(np.uint32), np.uint32(self.first),
@@ -475,7 +476,7 @@ def _errors(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> tuple[np.ndarray,
 def _score(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> Score:
     """The comparison of outputs y with the reference: one compiled pass that writes nothing,
     or NumPy's passes over the errors."""
-    if (compiled := fastref.kernels()) is not None:
+    if (compiled := loops.kernels()) is not None:
         return Score(*compiled.score(y, v, unit))
     d, err = _errors(y, v, unit)
     total = float(err.sum())
@@ -495,7 +496,7 @@ def _histogram(y: np.ndarray, v: np.ndarray, unit: np.ndarray, score: Score) -> 
     again (a good implementation has none)."""
     counts = np.zeros(BINS, dtype=np.int64)
     if score.at_least_four:
-        if (compiled := fastref.kernels()) is not None:
+        if (compiled := loops.kernels()) is not None:
             compiled.histogram_above_four(y, v, unit, counts)
         else:
             err = _errors(y, v, unit)[1]

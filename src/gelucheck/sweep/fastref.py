@@ -22,16 +22,14 @@ erfc's argument rounding dominates) and 2^-45.3 for the tanh form; 2^-40 leaves 
 """
 from __future__ import annotations
 
-import math
 import time
-from dataclasses import dataclass
 from functools import cache
 
 import mpmath
 import numpy as np
 from scipy import special
 
-from ..formats import FLOAT32, FLOAT64
+from ..formats import FLOAT32
 from ..functions import (
     CDF,
     DERIVATIVE,
@@ -45,19 +43,28 @@ from ..functions import (
     Function,
     get_function,
 )
-from ..reference import arbref
-from ..reference.mpref import correctly_rounded, minimum
-from . import phi_table
+from ..reference.mpref import minimum
+from . import loops, phi_table
 from .constants import (
     CUBIC,
     DROPPED,
     FRACTION_MASK,
-    ONE_DOWN,
     ONE_UP,
     PHI0,
     TAIL_FLOOR,
     K,
 )
+from .edges import (
+    FAR_LEFT,
+    SATURATION,
+    TAYLOR,
+    TINY,
+    far_reference,
+    right_edge,
+    right_reference,
+)
+from .known import known_kind, known_part
+from .proofs import resolve_all
 
 RELATIVE_BOUND = 2.0**-40
 # The compiled Φ and GELU (kernels.phi_block) err by at most this, relative: measured against
@@ -73,11 +80,6 @@ DERIVATIVE_BOUND = 2.0**-45
 # The compiled loops take x*'s series on -1 < x <= -0.5 (|x - x*| <= 0.2518): the table's
 # two intervals there, whole
 STAR_INTERVALS = (2, 3)
-TINY = 2.0**-30
-SATURATION = 9.0
-FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0, PHI_GRAD: -20.0, GELU_GRAD: -20.0,
-            GELU_TANH_GRAD: -12.0}
-TAYLOR = {PHI: PHI0, GELU: PHI0, GELU_TANH: K / 2}
 
 
 # RELATIVE_BOUND in units of the float64 last place: 2^-40 of |v| is at most 2^13 of them.
@@ -192,45 +194,6 @@ def _about_x_star(function: Function, x: np.ndarray) -> np.ndarray:
 
 # The derivatives between the far left and their flat right: float64 value and term size.
 SMOOTH = {GELU_GRAD: _gelu_grad, GELU_TANH_GRAD: _gelu_tanh_grad, PHI_GRAD: _pdf}
-FLAT_RIGHT = 9.0  # GELU′ and the tanh form′ are 1 + (below 2^-55) from here; φ is computed
-
-
-def _right(function: Function) -> float:
-    """Where the right part begins (x above it): saturation (Φ 1, GELU x), GELU′'s flat 1,
-    φ's zero."""
-    if function in SMOOTH:
-        return FLAT_RIGHT if function.family == DERIVATIVE else -FAR_LEFT[function]
-    return SATURATION
-
-
-def _far_value(function: Function) -> float:
-    """The signed zero of the far left (x <= FAR_LEFT)."""
-    return -0.0 if function.zero_is_negative(-1.0) else 0.0
-
-
-def _far_reference(function: Function) -> float:
-    """The far left's float64 reference: TAIL_FLOOR with the function's sign (ONE_DOWN's
-    comment)."""
-    return math.copysign(TAIL_FLOOR, _far_value(function))
-
-
-def _right_value(function: Function, x: np.ndarray) -> np.ndarray | float:
-    """The value right of _right: 1 (Φ, GELU′ of both forms), 0 (φ), or x itself (GELU of
-    both forms)."""
-    if function.family == PDF:
-        return 0.0
-    return 1.0 if function.family in (CDF, DERIVATIVE) else x
-
-
-def _right_reference(function: Function, x: np.ndarray) -> np.ndarray | float:
-    """The float64 reference right of _right, on the exact value's side of _right_value
-    (ONE_DOWN's comment): above 0 (φ), below 1 (Φ), above 1 (GELU′, both forms), below x
-    (GELU, both forms)."""
-    if function.family == PDF:
-        return TAIL_FLOOR
-    if function.family == CDF:
-        return ONE_DOWN
-    return ONE_UP if function.family == DERIVATIVE else np.nextafter(x, 0.0)
 
 
 def _off_half(v: np.ndarray, x: np.ndarray) -> None:
@@ -256,186 +219,6 @@ def _below(v: np.ndarray, limit: np.ndarray | float) -> np.ndarray:
     top = np.nextafter(limit, -np.inf)
     np.minimum(v, top, out=v)
     return np.asarray(limit).view(np.int64) - v.view(np.int64) <= SLACK + 1
-
-
-@dataclass(frozen=True)
-class Known:
-    """A monotone run of inputs on which the correctly rounded float32 results, and the errors
-    they make, follow in closed form (docs/design.md, The sweep). The results' encodings are
-    ``scale``·(x's encoding) + ``shift`` modulo 2^32 (scale 1: x itself or, shift -2^23, x/2;
-    scale 0: one constant). An implementation that returns exactly those is scored without
-    any float64 pass: at each input the exact value is the result + r,
-    r = offset + slope·x^power, of one sign over the run and monotone in |x|; the error is
-    |r| / unit ulps - twice that at the index ``doubled``, where the exact value lies just
-    inside the binade below a power of two."""
-
-    scale: int
-    shift: int
-    offset: float = 0.0
-    slope: float = 0.0
-    power: int = 0
-    unit: float = 1.0
-    doubled: int | None = None
-
-    def expected(self, x: np.ndarray) -> np.ndarray:
-        """The correctly rounded results at the float32 inputs x."""
-        bits = x.view(np.uint32) * np.uint32(self.scale) + np.uint32(self.shift % (1 << 32))
-        return bits.view(np.float32)
-
-    def result(self, encoding: int) -> float:
-        """The correctly rounded result at the input of this encoding (expected, for one
-        input: a NumPy call costs 2 us, paid by every block)."""
-        return FLOAT32.value_of((encoding * self.scale + self.shift) % (1 << 32))
-
-    def matches(self, y: np.ndarray, x: np.ndarray) -> bool:
-        """Whether y is those results, float for float (a zero of either sign where the
-        result is a zero; never a NaN): one compiled pass over y where x is a run of
-        consecutive encodings (as a sweep's blocks are), else two NumPy passes."""
-        bits = x.view(np.uint32)
-        if len(x) and int(bits[-1]) - int(bits[0]) == len(x) - 1:  # (x is monotone)
-            compiled = self._compiled_match(y, int(bits[0]))
-            if compiled is not None:
-                return compiled
-        return np.array_equal(y, self.expected(x))  # ±0 alike; NaN never
-
-    def matches_run(self, y: np.ndarray, start: int) -> bool:
-        """matches for the inputs of the encodings start, start + 1, ...: read off those,
-        not off an array - a sweep's block may hold the next block's inputs by then."""
-        compiled = self._compiled_match(y, start)
-        if compiled is not None:
-            return compiled
-        x = (np.arange(len(y), dtype=np.uint32) + np.uint32(start)).view(np.float32)
-        return np.array_equal(y, self.expected(x))
-
-    def _compiled_match(self, y: np.ndarray, start: int) -> bool | None:
-        """matches_run in one compiled pass over y, or None where there is none: without
-        numba, or where the results' encodings are not one constant nor consecutive."""
-        n = len(y)
-        compiled = kernels() if y.dtype == np.float32 and n else None
-        if compiled is None:
-            return None
-        first = (start * self.scale + self.shift) % (1 << 32)
-        if self.scale == 0:
-            mask = 0x7FFFFFFF if first & 0x7FFFFFFF == 0 else 0xFFFFFFFF  # ±0 alike
-            return bool(compiled.constant(y.view(np.uint32), np.uint32(first), np.uint32(mask)))
-        last = (first + n - 1) % (1 << 32)
-        if first & 0x7FFFFFFF and last & 0x7FFFFFFF and first >> 31 == last >> 31:
-            # one sign, no zero among the results: consecutive encodings
-            return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))
-        return None
-
-    # x below: the run's inputs, an array or anything indexed alike (chunk's Run)
-    def residual(self, x: np.ndarray, i: int) -> float:
-        """r at the input x[i]: the exact value minus the expected result."""
-        return self.offset + self.slope * float(x[i]) ** self.power
-
-    def error(self, x: np.ndarray, i: int) -> float:
-        """The error of expected[i], in ulps of the exact value."""
-        return abs(self.residual(x, i)) / self.unit * (2 if i == self.doubled else 1)
-
-    def error_sum(self, x: np.ndarray) -> float:
-        """The sum of the errors over the run, whose |x| are a0, a0 + step, ... (a binade's
-        equal spacing, or r = 0): sums of an arithmetic progression's powers, in closed form.
-        r keeps its sign, so Σ|r| = |Σr|."""
-        n, a0 = len(x), abs(float(x[0]))
-        step = (abs(float(x[-1])) - a0) / (n - 1) if n > 1 else 0.0
-        pairs = n * (n - 1)  # Σi = pairs/2, Σi² = pairs·(2n - 1)/6
-        powers = [n, n * a0 + step * pairs / 2,
-                  n * a0 * a0 + a0 * step * pairs + step * step * pairs * (2 * n - 1) / 6]
-        sign = math.copysign(1.0, x[0])  # Σx^p = sign^p · Σ|x|^p: one sign (np.signbit: 1 us)
-        total = abs(self.offset * n + self.slope * sign**self.power * powers[self.power])
-        if self.doubled is not None:
-            total += abs(self.residual(x, self.doubled))
-        return total / self.unit
-
-
-# Far left and right: the reference is a zero, 1 or x itself (r = 0). Near zero: the first
-# Taylor term beyond the correctly rounded result, whose neglected rest is below 2^-48 of it:
-# GELU (both forms) x/2 + φ(0)·x², Φ 1/2 + φ(0)·x, GELU′ (both forms) 1/2 + √(2/π)·x, φ
-# φ(0)·(1 - x²/2). x/2 is exact from 2^-124 up (and no float32 there lies below 2^-126).
-TINY_FLOOR = 2.0**-124
-_TINY_SLOPE = {GELU: (PHI0, 2), GELU_TANH: (PHI0, 2), PHI: (PHI0, 1), GELU_GRAD: (K, 1),
-               GELU_TANH_GRAD: (K, 1), PHI_GRAD: (-PHI0 / 2, 2)}
-# Up to where that result is the correctly rounded one, r below half its ulp (a quarter at a
-# power of two, where the exact value lies in the binade below): GELU φ(0)x²/|x/2| < 2^-24
-# for |x| < 2^-23.7, and at x/2 = -2^k, φ(0)x² < 2^(k-25) for |x| <= 2^-25; Φ φ(0)|x| < 2^-26
-# (x < 0, below 1/2) for |x| < 2^-24.7; GELU′ √(2/π)|x| < 2^-26 for |x| < 2^-25.7; φ
-# φ(0)x²/2 < 2^-26 - |φ(0) - float32(φ(0))| = 3.5e-9 for |x| < 2^-12.9.
-KNOWN_TINY = {GELU: 2.0**-25, GELU_TANH: 2.0**-25, PHI: 2.0**-25, GELU_GRAD: 2.0**-26,
-              GELU_TANH_GRAD: 2.0**-26, PHI_GRAD: 2.0**-26}
-
-
-@cache
-def _pdf_offset() -> float:
-    """φ(0) minus its float32, beyond float64's rounding of φ(0)."""
-    with mpmath.workdps(40):
-        return float(1 / mpmath.sqrt(2 * mpmath.pi) - mpmath.mpf(float(np.float32(PHI0))))
-
-
-def _tiny_part(function: Function, x: np.ndarray) -> Known:
-    """|x| in [2^-124, KNOWN_TINY) within one binade."""
-    negative = bool(np.signbit(x[0]))
-    slope, power = _TINY_SLOPE[function]
-    if function.family == PDF:
-        return Known(0, _encoding(PHI0), offset=_pdf_offset(), slope=slope, power=power,
-                     unit=float(FLOAT32.ulp_of(np.float64(PHI0))))
-    if power == 1:  # Φ and GELU′: 1/2 + r, below 1/2 (binade [1/4, 1/2)) for x < 0
-        return Known(0, _encoding(0.5), slope=slope, power=1,
-                     unit=2.0**-25 if negative else 2.0**-24)
-    # GELU: x/2 + r, r > 0; for x < 0 the exact value lies below |x/2|, which at a power of
-    # two puts it in the binade below. x/2 is x's encoding with the exponent field one lower
-    # (x/2 >= 2^-125 is normal).
-    first = abs(float(x[0]))
-    unit = math.ldexp(1.0, math.frexp(first / 2)[1] - FLOAT32.precision)  # a normal float32's
-    # ulp (FLOAT32.ulp_of's NumPy call costs 4 us, paid by every block)
-    doubled = 0 if negative and math.frexp(first)[0] == 0.5 else None
-    return Known(1, -(1 << 23), slope=slope, power=2, unit=unit, doubled=doubled)
-
-
-def _known_kind(function: Function, first: float, last: float) -> str | None:
-    """Which part a monotone run of float32 inputs from ``first`` to ``last`` (increasing
-    encodings) lies wholly in: "far" (the far left), "right", "tiny" (|x| in
-    [2^-124, KNOWN_TINY) within one binade), or None."""
-    lo, hi = sorted((first, last))
-    if hi <= FAR_LEFT[function]:
-        return "far"
-    if lo > _right(function):
-        return "right"
-    a, b = abs(first), abs(last)
-    if ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < KNOWN_TINY[function]
-            and math.frexp(a)[1] == math.frexp(b)[1]):
-        return "tiny"
-    return None
-
-
-def is_known(function: Function, first: float, last: float) -> bool:
-    """Whether known_part gives the results and errors of such a run in closed form."""
-    return _known_kind(function, first, last) is not None
-
-
-def known_part(function: str | Function, x: np.ndarray) -> Known | None:
-    """The results and errors in closed form on a run that is_known; None elsewhere."""
-    function = get_function(function)
-    kind = _known_kind(function, float(x[0]), float(x[-1])) if len(x) else None
-    if kind in ("far", "right"):
-        return _outer_part(function, kind)
-    return _tiny_part(function, x) if kind == "tiny" else None
-
-
-@cache
-def _outer_part(function: Function, kind: str) -> Known:
-    """The far left's or the right's results: one constant, or the inputs themselves (made
-    once per function: 4 us, paid by every block)."""
-    if kind == "far":
-        return Known(0, _encoding(_far_value(function)))
-    x = np.zeros(0)  # a stand-in: GELU's value there is x itself
-    value = _right_value(function, x)
-    return Known(1, 0) if value is x else Known(0, _encoding(value))
-
-
-def _encoding(value: float) -> int:
-    """The float32 encoding of value (exact in float32, or rounded: φ(0))."""
-    return int(np.float32(value).view(np.uint32))
 
 
 def _near_boundary(v: np.ndarray, bound: np.ndarray, above_one: np.ndarray | bool = False
@@ -466,11 +249,11 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
     of their terms - not of the value: GELU′'s terms cancel at x*, so there the bound is
     wide and the inputs whose rounding it leaves open are resolved."""
     a, b, c, d = (int(i) for i in np.searchsorted(
-        x64, [FAR_LEFT[function], -TINY, TINY, _right(function)], "right"))
+        x64, [FAR_LEFT[function], -TINY, TINY, right_edge(function)], "right"))
     far, tiny, flat = slice(0, a), slice(b, c), slice(d, len(x64))
-    v[far] = _far_reference(function)
+    v[far] = far_reference(function)
     unit[far] = 2.0**FLOAT32.quantum_exponent
-    v[flat] = _right_reference(function, x64[flat])
+    v[flat] = right_reference(function, x64[flat])
     if function.family == PDF:
         v[tiny], unit[tiny] = PHI0, FLOAT32.ulp_of(np.float64(PHI0))
         unit[flat] = 2.0**FLOAT32.quantum_exponent
@@ -480,7 +263,7 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)  # the side of 1/2: x's sign
         unit[flat] = 2.0**-23  # just above 1: the binade [1, 2)
     middle = [slice(a, b), slice(c, d)]
-    if function in COMPILED and kernels():
+    if function in COMPILED and loops.kernels():
         return np.concatenate([np.flatnonzero(_compiled_middle(function, x64[s], v[s], unit[s]))
                                + s.start for s in middle])
     if function.family == DERIVATIVE:  # the window about x* is a part of its own
@@ -519,9 +302,9 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         return _fill_smooth(function, x64, v, unit)
     parts = _parts(x64, function)
     far, tiny, high = parts["far"], parts["tiny"], parts["high"]
-    v[far] = _far_reference(function)
+    v[far] = far_reference(function)
     unit[far] = 2.0**FLOAT32.quantum_exponent
-    v[high] = _right_reference(function, x64[high])
+    v[high] = right_reference(function, x64[high])
     if function.family == CDF:
         v[tiny] = 0.5 + x64[tiny] * PHI0
         _off_half(v[tiny], x64[tiny])
@@ -548,7 +331,7 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
         s = parts[name]
         if s.stop <= s.start:
             continue
-        if function in COMPILED and kernels():
+        if function in COMPILED and loops.kernels():
             slow.append(np.flatnonzero(_compiled_middle(function, x64[s], v[s], unit[s]))
                         + s.start)
             continue
@@ -580,7 +363,7 @@ def reference(function: str | Function, x: np.ndarray,
     if monotone and (block := _compiled_run(function, x)) is not None:
         v, unit, doubt = block
         slow = np.flatnonzero(doubt) if doubt.any() else _NONE  # any(): 3 us, not 7.5
-        _resolve_all(function, x, slow, v, unit)
+        resolve_all(function, x, slow, v, unit)
         return v, unit, len(slow)
     x64 = x.astype(np.float64)
     descending = len(x64) > 1 and x64[0] > x64[-1]
@@ -593,7 +376,7 @@ def reference(function: str | Function, x: np.ndarray,
     v = np.empty_like(x64)
     unit = np.empty_like(x64)
     slow = _fill(function, x64, v, unit)
-    _resolve_all(function, x64, slow, v, unit)
+    resolve_all(function, x64, slow, v, unit)
     if order is not None:
         inverse = np.empty_like(order)
         inverse[order] = np.arange(len(order))
@@ -604,40 +387,13 @@ def reference(function: str | Function, x: np.ndarray,
     return v, unit, len(slow)
 
 
-def _resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndarray,
-                 unit: np.ndarray) -> None:
-    """v and unit at the inputs x[slow], from their correctly rounded results."""
-    for i in slow:
-        bits, bits64, side = resolve(function, float(x[i]))
-        v[i] = float(FLOAT64.from_bits(bits64))
-        rounded = float(FLOAT32.from_bits(bits))
-        unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if _below_power(rounded, side)
-                                                         else 1.0)
-        if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
-            v[i] = math.nextafter(v[i], rounded)
-        elif v[i] == rounded:  # on the float32 itself: keep the side (mpmath's residual
-            # may be a signed zero), so that an output k ulps away errs by more or less than k
-            v[i] = math.nextafter(v[i], math.copysign(math.inf, side))
-
-
-@cache
-def kernels():
-    """The compiled loops (sweep/kernels.py) where numba is installed (the ``fast`` extra),
-    else None: NumPy and SciPy then do the same (the middle's reference 14x slower)."""
-    try:
-        from . import kernels as compiled
-    except ImportError:
-        return None
-    return compiled
-
-
 def warm_kernels(functions=None) -> float | None:
     """Compile the loops (or load them from numba's disk cache) and the coefficient table
     before any block is timed; the seconds it took, or None without numba. ``functions``:
     those whose loops to make ready, besides those every sweep runs (all where None): each
     function's take 2-5 s to compile the first time after install, all of them 19 s, and
     0.2 s to load."""
-    if kernels() is None:
+    if loops.kernels() is None:
         return None
     begun = time.perf_counter()
     wanted = COMPILED if functions is None else [get_function(f) for f in functions]
@@ -649,20 +405,20 @@ def warm_kernels(functions=None) -> float | None:
     for x in (x32, x32.astype(np.float64), -12 * x32[::-1], -12 * x32[::-1].astype(np.float64),
               -x32[::-1], -x32[::-1].astype(np.float64), 11 * x32, 11 * x32.astype(np.float64),
               -20 * x32[::-1], -20 * x32[::-1].astype(np.float64),
-              *(x32 * edge / 2 for edge, _ in kernels().SERIES_PIECES)):
+              *(x32 * edge / 2 for edge, _ in loops.kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
         for function in middles:
             _compiled_middle(function, x, v, unit)
-    kernels().score(x32, v, unit)
-    kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
+    loops.kernels().score(x32, v, unit)
+    loops.kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
     if GELU in middles:  # the closed forms' parts of Φ and GELU only
-        kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
-        kernels().outer_block(x32 * 40, -0.0, True, v, unit)
+        loops.kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
+        loops.kernels().outer_block(x32 * 40, -0.0, True, v, unit)
     bits = np.empty(2, dtype=np.uint32)
-    kernels().encodings(bits, np.uint32(1))
-    kernels().consecutive(bits, np.uint32(1))
-    kernels().consecutive_then(bits, np.uint32(1), np.uint32(3))
+    loops.kernels().encodings(bits, np.uint32(1))
+    loops.kernels().consecutive(bits, np.uint32(1))
+    loops.kernels().consecutive_then(bits, np.uint32(1), np.uint32(3))
     return time.perf_counter() - begun
 
 
@@ -671,7 +427,7 @@ def relative_bound(function: str | Function) -> float:
     derivatives in NumPy; to the value, which is no larger, where compiled): tighter where
     the compiled loops compute it."""
     function = get_function(function)
-    if kernels() is None or function not in COMPILED or function in (GELU_TANH,
+    if loops.kernels() is None or function not in COMPILED or function in (GELU_TANH,
                                                                       GELU_TANH_GRAD):
         return RELATIVE_BOUND  # (the tanh form's loops compute NumPy's formulas)
     return COMPILED_BOUND if function in (PHI, GELU) else DERIVATIVE_BOUND
@@ -700,7 +456,7 @@ def _piece(x: float) -> int:
     """Which compiled loop computes x: the series with the fewest terms that its |x| allows
     (p < S, the pieces of kernels.SERIES_PIECES), or phi_direct, phi_block, grad_block or
     star_block on interval p - S of phi_table."""
-    series = kernels().SERIES_PIECES
+    series = loops.kernels().SERIES_PIECES
     for p, (edge, _) in enumerate(series):
         if abs(x) < edge:
             return p
@@ -709,7 +465,7 @@ def _piece(x: float) -> int:
 
 def _piece_start(p: int) -> float:
     """The smallest |x| of piece p (> 0)."""
-    series = kernels().SERIES_PIECES
+    series = loops.kernels().SERIES_PIECES
     if p <= len(series):
         return series[p - 1][0]
     return (p - len(series)) * phi_table.INTERVAL
@@ -726,7 +482,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         return doubt
     if function == PHI_GRAD:  # no table, no series: φ's exponential serves every x
         subnormal = max(abs(float(x[0])), abs(float(x[-1]))) > -NORMAL_ABOVE
-        kernels().grad_block(x, phi_table.R.rows()[0], 0.0, True, DERIVATIVE_BOUND, subnormal,
+        loops.kernels().grad_block(x, phi_table.R.rows()[0], 0.0, True, DERIVATIVE_BOUND, subnormal,
                              False, v, unit, doubt)
         return doubt
     if function == GELU_TANH_GRAD:  # one formula, x*'s series in its window
@@ -736,10 +492,10 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
             if b <= a:
                 continue
             if piece == 2:
-                kernels().star_block(x[a:b], high, low, _star_coefficients(GELU_TANH_GRAD),
+                loops.kernels().star_block(x[a:b], high, low, _star_coefficients(GELU_TANH_GRAD),
                                      RELATIVE_BOUND, v[a:b], unit[a:b], doubt[a:b])
             else:
-                kernels().tanh_grad_block(x[a:b], RELATIVE_BOUND, piece == 0, piece == 4,
+                loops.kernels().tanh_grad_block(x[a:b], RELATIVE_BOUND, piece == 0, piece == 4,
                                           v[a:b], unit[a:b], doubt[a:b])
         return doubt
     if function == GELU_TANH:  # one formula, in a loop for each side of its two edges
@@ -747,7 +503,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         for (a, b), subnormal, limited in zip(zip(cuts, cuts[1:]), (True, False, False),
                                               (False, False, True)):
             if b > a:
-                kernels().tanh_block(x[a:b], RELATIVE_BOUND, subnormal, limited, v[a:b],
+                loops.kernels().tanh_block(x[a:b], RELATIVE_BOUND, subnormal, limited, v[a:b],
                                      unit[a:b], doubt[a:b])
         return doubt
     first, last = _piece(float(x[0])), _piece(float(x[-1]))
@@ -760,7 +516,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         bounds = [0, *cuts.tolist(), len(x)]
     ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
     gelu = function == GELU
-    series = kernels().SERIES_PIECES
+    series = loops.kernels().SERIES_PIECES
     for p, a, b in zip(ps, bounds[:-1], bounds[1:]):
         if b <= a:
             continue
@@ -768,16 +524,16 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         if function == GELU_GRAD:
             _gelu_grad_piece(k, x[a:b], v[a:b], unit[a:b], doubt[a:b])
         elif k < 0:
-            kernels().PHI_SERIES[series[p][1]](x[a:b], gelu, COMPILED_BOUND, v[a:b],
+            loops.kernels().PHI_SERIES[series[p][1]](x[a:b], gelu, COMPILED_BOUND, v[a:b],
                                                unit[a:b], doubt[a:b])
         elif k < phi_table.PHI.intervals and (
                 x[a] > 0 or (k + 1) * phi_table.INTERVAL <= phi_table.DIRECT_LEFT):
-            kernels().phi_direct(x[a:b], phi_table.PHI.rows()[k], phi_table.centre(k), gelu,
+            loops.kernels().phi_direct(x[a:b], phi_table.PHI.rows()[k], phi_table.centre(k), gelu,
                                  COMPILED_BOUND, bool(x[a] >= LIMITED_FROM), v[a:b], unit[a:b],
                                  doubt[a:b])
         else:
             subnormal = min(float(x[a]), float(x[b - 1])) < NORMAL_ABOVE
-            kernels().phi_block(x[a:b], phi_table.R.rows()[k], phi_table.centre(k), gelu,
+            loops.kernels().phi_block(x[a:b], phi_table.R.rows()[k], phi_table.centre(k), gelu,
                                 COMPILED_BOUND, subnormal, v[a:b], unit[a:b], doubt[a:b])
     return doubt
 
@@ -787,17 +543,17 @@ def _gelu_grad_piece(k: int, x: np.ndarray, v: np.ndarray, unit: np.ndarray,
     """GELU′ on one piece: the series (k < 0: piece k + S), x*'s series on STAR_INTERVALS
     left of zero, else Φ + x·φ from R's table on interval k."""
     if k < 0:
-        series = kernels().SERIES_PIECES
-        kernels().GELU_GRAD_SERIES[series[k + len(series)][1]](x, False, DERIVATIVE_BOUND, v,
+        series = loops.kernels().SERIES_PIECES
+        loops.kernels().GELU_GRAD_SERIES[series[k + len(series)][1]](x, False, DERIVATIVE_BOUND, v,
                                                                unit, doubt)
     elif x[0] < 0 and k in STAR_INTERVALS:
         high, low, _ = _series(GELU_GRAD)
-        kernels().star_block(x, high, low, _star_coefficients(GELU_GRAD), DERIVATIVE_BOUND, v,
+        loops.kernels().star_block(x, high, low, _star_coefficients(GELU_GRAD), DERIVATIVE_BOUND, v,
                              unit, doubt)
     else:
         subnormal = min(float(x[0]), float(x[-1])) < NORMAL_ABOVE
         above_one = bool(x[0] >= 1.5)  # GELU′ > 1 from -x* on: its side of 1 is known
-        kernels().grad_block(x, phi_table.R.rows()[k], phi_table.centre(k), False,
+        loops.kernels().grad_block(x, phi_table.R.rows()[k], phi_table.centre(k), False,
                              DERIVATIVE_BOUND, subnormal, above_one, v, unit, doubt)
 
 
@@ -818,12 +574,12 @@ def _tanh_grad_edges() -> tuple[float, ...]:
 
 def one_compiled_run(function: Function, a: float, b: float) -> bool:
     """Whether one loop of _compiled_run computes a monotone run of inputs from a to b."""
-    if function not in COMPILED or not kernels():
+    if function not in COMPILED or not loops.kernels():
         return False
     lo, hi = sorted((a, b))
     if function in (PHI, GELU) and (-TINY < lo and hi <= TINY or _outer(function, lo, hi)):
         return True  # as _fill computes them
-    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= _right(function)
+    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= right_edge(function)
     if function == GELU_TANH:
         edges = (TANH_NORMAL_ABOVE, TANH_LIMITED_FROM)
         return middle and all((lo < edge) == (hi < edge) for edge in edges)
@@ -835,7 +591,7 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
 def _outer(function: Function, a: float, b: float) -> bool:
     """Whether the inputs from a to b (either order) all lie in the far left or all right of
     saturation (for Φ and GELU, _fill's parts "far" and "high"): known_part's outer runs."""
-    return _known_kind(function, a, b) in ("far", "right")
+    return known_kind(function, a, b) in ("far", "right")
 
 
 def _compiled_run(function: Function, x: np.ndarray):
@@ -850,41 +606,13 @@ def _compiled_run(function: Function, x: np.ndarray):
         return None
     v, unit = np.empty(len(x)), np.empty(len(x))
     if -TINY < first <= TINY:
-        kernels().tiny_block(x, function == GELU, v, unit)
+        loops.kernels().tiny_block(x, function == GELU, v, unit)
     elif _outer(function, first, last):
         # an implementation that misses the closed form there (torch's GELU overflows near
         # the largest float32) is measured in float64, not by mpmath
-        kernels().outer_block(x, _far_reference(function), function == GELU, v, unit)
+        loops.kernels().outer_block(x, far_reference(function), function == GELU, v, unit)
     else:
         return v, unit, _compiled_middle(function, x, v, unit)
     return v, unit, np.zeros(len(x), dtype=np.bool_)  # no value there is in doubt
 
 
-@cache
-def _arb_installed() -> bool:
-    return arbref.available()
-
-
-def warm_proofs() -> None:
-    """Import Arb (python-flint), if installed, before any block is timed: its first import
-    (30 ms here) would otherwise count as the reference time of the block with the first
-    close call - most of it, in a sweep of a few blocks."""
-    _arb_installed()
-
-
-def resolve(function: Function, x: float) -> tuple[int, int, float]:
-    """(float32 encoding, float64 encoding, side of the exact value: its sign against the
-    float32) where the float64 formula is too close to call: Arb's proven ball where
-    python-flint is installed (10x faster), else mpmath's Ziv loop - the same answer."""
-    if _arb_installed():
-        proven = arbref.rounded(function, x, FLOAT32)
-        if proven is not None:
-            return proven
-    r = correctly_rounded(function, x, FLOAT32)
-    return r.bits, r.float64_bits, r.residual
-
-
-def _below_power(rounded: float, side: float) -> bool:
-    """The exact value lies just inside the binade below the power of two it rounded to."""
-    return (abs(math.frexp(rounded)[0]) == 0.5 and abs(rounded) > FLOAT32.smallest_normal
-            and math.copysign(1.0, side) * math.copysign(1.0, rounded) < 0)

@@ -687,7 +687,7 @@ def histogram_above_four(y, v, unit, counts):
 def constant(bits, value, mask):
     """Whether every encoding equals ``value`` in the bits of ``mask`` (0x7FFFFFFF: a zero
     of either sign where the result is a zero): a known run's results when they are one
-    constant (fastref.Known), checked in one vectorized pass."""
+    constant (known.Known), checked in one vectorized pass."""
     bad = np.uint32(0)
     for i in range(bits.shape[0]):
         bad |= (bits[i] ^ value) & mask
@@ -718,7 +718,7 @@ def consecutive_then(bits, first, following):
 def consecutive(bits, first):
     """Whether bits are first, first + 1, ... (modulo 2^32), a zero's sign included: an
     implementation handed its block's inputs has not written to them; or a known run's
-    results are its inputs' encodings shifted (fastref.Known)."""
+    results are its inputs' encodings shifted (known.Known)."""
     bad = np.uint32(0)
     for i in range(bits.shape[0]):
         bad |= bits[i] ^ (first + np.uint32(i))

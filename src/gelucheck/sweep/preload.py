@@ -6,7 +6,8 @@ Importing torch starts no thread, so the workers forked after it are sound; JAX,
 and ONNX Runtime may start threads, and each worker imports those itself after the fork."""
 import contextlib
 
-from .fastref import warm_kernels, warm_proofs
+from .fastref import warm_kernels
+from .proofs import warm_proofs
 
 with contextlib.suppress(ImportError):
     import torch  # noqa: F401

@@ -21,7 +21,8 @@ from ..progress import bar as progress_bar
 from ..results import SweepResult
 from .checkpoint import Checkpoint
 from .chunk import evaluate, finite_ranges, hex32
-from .fastref import warm_kernels, warm_proofs
+from .fastref import warm_kernels
+from .proofs import warm_proofs
 from .stats import merge_all, results
 
 TASK = 1 << 24  # encodings per task: 256 tasks for all of float32, each a checkpoint

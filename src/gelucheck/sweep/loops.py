@@ -1,0 +1,16 @@
+"""The sweep's compiled loops (sweep/kernels.py), loaded once where numba is installed: the one
+seam every part of the sweep asks, so that a test can take them away."""
+from __future__ import annotations
+
+from functools import cache
+
+
+@cache
+def kernels():
+    """The compiled loops (sweep/kernels.py) where numba is installed (the ``fast`` extra),
+    else None: NumPy and SciPy then do the same (the middle's reference 14x slower)."""
+    try:
+        from . import kernels as compiled
+    except ImportError:
+        return None
+    return compiled
