@@ -126,6 +126,7 @@ def test_wrong_dtype_raises_implementation_error():
         impl(np.zeros(3, np.float32))
 
 
+@pytest.mark.slow  # a report of two backends rendered with a plot per result: seconds
 def test_report_writes_json_markdown_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib", reason="matplotlib (the plots extra) is not installed")
     argv = ["report", "--backend", "scipy", "--backend", "numpy", "--dtype", "bfloat16",
