@@ -70,6 +70,7 @@ def test_a_loader_that_fails_leaves_the_backend_unavailable_with_the_reason(tmp_
     assert "scipy: available" in listed.stdout  # the others are unaffected
 
 
+@pytest.mark.slow  # pytest in a process of its own: seconds
 def test_the_pytest_plugin_parametrizes_over_it(tmp_path):
     _plant(tmp_path)
     (tmp_path / "test_mine.py").write_text(textwrap.dedent('''

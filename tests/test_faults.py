@@ -96,6 +96,7 @@ def test_verify_checks_every_manifest_field(reference_copy, capsys, field, value
     assert status == 1 and "float16/gelu_grad.npz" in out and words in out
 
 
+@pytest.mark.slow  # verify re-derives values with mpmath: seconds
 def test_verify_checks_the_recorded_working_precision(reference_copy, capsys):
     manifest = store.read_manifest(reference_copy)
     manifest["working_precision_bits"]["start"] = 53

@@ -26,6 +26,7 @@ def page(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow  # a whole report rendered to a page: seconds
 def test_the_page_is_self_contained(page):
     text = page.read_text()
     assert "Content-Security-Policy" in text and "default-src 'none'" in text
@@ -36,6 +37,7 @@ def test_the_page_is_self_contained(page):
     assert page.stat().st_size < 5e6
 
 
+@pytest.mark.slow  # a headless browser: seconds
 def test_it_renders_in_a_browser_without_errors(page, tmp_path):
     if CHROMIUM is None:
         pytest.skip("chromium is not installed here (apt-get install chromium; CI has it)")

@@ -22,6 +22,7 @@ def test_the_default_level_caps_nothing(monkeypatch):
     assert "ATEN_CPU_CAPABILITY" not in env and "ONEDNN_MAX_CPU_ISA" not in env
 
 
+@pytest.mark.slow  # torch in a child process at another CPU capability: seconds
 def test_at_avx2_torch_s_gelu_runs_onednn_s_avx2_kernel():
     torch = pytest.importorskip("torch", reason="torch is not installed")
     if torch.backends.cpu.get_cpu_capability() not in ("AVX2", "AVX512"):

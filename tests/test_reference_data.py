@@ -142,6 +142,7 @@ def test_verify_names_a_truncated_file(copy):
     assert not report.ok and "inputs.gelu.npz" in report.problems[0]
 
 
+@pytest.mark.slow  # verify re-derives a block of 4,096 values with mpmath: seconds
 def test_verify_locates_an_edited_entry(copy):
     table = store.load("float16", "gelu", copy)
     i = 40_000

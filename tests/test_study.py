@@ -77,6 +77,7 @@ def test_two_runs_and_two_workers_give_the_same_bytes(study, tmp_path):
     assert a.read_bytes() == b.read_bytes()
 
 
+@pytest.mark.slow  # trains the study's networks: seconds
 def test_the_command_writes_every_output(tmp_path, capsys):
     files = {k: tmp_path / n for k, n in (("json", "s.json"), ("markdown", "s.md"),
                                           ("html", "s.html"))}

@@ -132,6 +132,7 @@ def budgets_fn():
 
 # 2. A second --impl is measured, not dropped; the same one twice is refused.
 
+@pytest.mark.slow  # two full measurements of users' callables: seconds
 def test_every_impl_is_measured(user, tmp_path):
     out = tmp_path / "r.json"
     assert main(["check", "--impl", "mygelu:correct", "--impl", "mygelu:inf_above_1e4",
@@ -149,6 +150,7 @@ def test_an_impl_given_twice_is_refused(user, capsys):
 
 # 3. A user's kernel beside the frameworks': one table, drift and consistency.
 
+@pytest.mark.slow  # a backend and a user's kernel measured, drift and consistency: seconds
 def test_a_backend_and_a_users_implementation_in_one_table(user, tmp_path, capsys):
     out = tmp_path / "r.json"
     assert main(["check", "--backend", "scipy:x*ndtr", "--impl", "mygelu:correct",
