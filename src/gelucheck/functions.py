@@ -80,7 +80,7 @@ class Function:
     def zero_is_negative(self, x: float) -> bool:
         """Whether a zero result at x is -0: x·Φ(x) keeps the sign of x (IEEE: f(-0) = -0,
         and the far-left tail is negative), GELU′ is negative far left; Φ and φ are not."""
-        if self.family in (X_TIMES_CDF, ODD):
+        if self.sign_of_x:
             return math.copysign(1.0, x) < 0
         return self.family == DERIVATIVE and x < 0
 

@@ -1,5 +1,6 @@
-"""Documented accuracy bounds (``data/published_bounds.toml``) beside measured figures: what a
-library promises, next to what gelucheck measures, and where a measurement exceeds a promise."""
+"""Documented accuracy bounds (``data/published_bounds.toml``): what a library promises, to be
+shown next to what gelucheck measures (report.tables, report.jsonio), and where a measurement
+exceeds a promise."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,6 +33,11 @@ class Bound:
         return (self.backend == i.backend and i.implementation in self.implementations
                 and self.function == i.function and self.dtype == i.dtype)
 
+    def exceeded_by(self, result: AccuracyResult) -> bool:
+        """Whether the measured max ulp of a result it covers is above this bound."""
+        assert result.figures is not None, "only a measured result is compared"
+        return result.figures.max_ulp > self.max_ulp
+
 
 @cache
 def bounds() -> tuple[Bound, ...]:
@@ -53,20 +59,3 @@ def bounds() -> tuple[Bound, ...]:
 def bound_for(result: AccuracyResult) -> Bound | None:
     return next((b for b in bounds() if b.covers(result)), None)
 
-
-def rows(results: list) -> tuple[list[str], list[list]]:
-    """documented vs measured, per measured result that a bound covers."""
-    header = ["implementation", "function", "dtype", "documented", "measured", "", "source"]
-    body = []
-    for r in results:
-        if not isinstance(r, AccuracyResult) or r.figures is None:
-            continue
-        b = bound_for(r)
-        if b is None:
-            continue
-        above = r.figures.max_ulp > b.max_ulp
-        body.append([r.identity.id, r.identity.function, r.identity.dtype, f"{b.max_ulp:g}",
-                     f"{r.figures.max_ulp:.3g}",
-                     f"ABOVE at x = {r.figures.worst_input!r}" if above else "within",
-                     b.library])
-    return header, body

@@ -106,8 +106,9 @@ class ErrorFigures:
     def from_json(cls, d: dict) -> ErrorFigures:
         # A field with a default is younger than some reports: absent there, it was not
         # measured (None), which is not the default's "none found".
-        values: dict[str, Any] = {f.name: d[f.name] if f.default is MISSING else d.get(f.name)
-                  for f in fields(cls) if f.name != "regions"}
+        values: dict[str, Any] = {
+            f.name: d[f.name] if f.default is MISSING else d.get(f.name)
+            for f in fields(cls) if f.name != "regions"}
         return cls(**values, regions=[Region(**r) for r in d["regions"]])
 
 

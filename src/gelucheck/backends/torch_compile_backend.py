@@ -16,6 +16,12 @@ from .tensors import (
 )
 
 
+def _warm(kernel):
+    """One call on a few inputs: the dynamic-shape graph for this dtype, compiled once and
+    used for every length after it (lengths 0 and 1 included)."""
+    return lambda fmt: kernel(np.linspace(-4, 4, 8).astype(fmt.dtype))
+
+
 def load() -> Backend:
     try:
         import torch
@@ -36,34 +42,28 @@ def load() -> Backend:
             once = torch_compile(lambda t: F.gelu(t, approximate=approximate), dynamic=False)
             return preparer(torch_gradient(once) if backward else once, "cpu")(x)
 
-        def warm(kernel):
-            """One call on a few inputs: the dynamic-shape graph for this dtype, compiled
-            once and used for every length after it (lengths 0 and 1 included)."""
-            return lambda fmt: kernel(np.linspace(-4, 4, 8).astype(fmt.dtype))
-
         forward, backward = tensor_kernel(fn, "cpu"), tensor_kernel(grad, "cpu")
         return (Implementation("torch-compile", "F.gelu", function, forward,
                                description=text, prepare=preparer(fn, "cpu"),
                                prepare_static=static, paths=torch_layout_paths(fn),
-                               warm_up=warm(forward)),
+                               warm_up=_warm(forward)),
                 Implementation("torch-compile", "F.gelu", derivative(function).name,
                                backward, prepare=preparer(grad, "cpu"),
                                prepare_static=lambda x: static(x, backward=True),
-                               warm_up=warm(backward),
+                               warm_up=_warm(backward),
                                description=f"d/dx of {text}: its compiled backward",
                                paths=torch_layout_paths(grad)))
 
     def compiled_op(name: str) -> Implementation:
-        """torch.compile of torch.erf or torch.erfc alone: Inductor's own erf kernel (its
-        vectorized CPU code calls Sleef or its own polynomial, not ATen's)."""
+        """torch.compile of torch.erf or torch.erfc alone: Inductor's own kernels (a vectorized
+        one for contiguous input, a scalar one for strided: docs/findings.md)."""
         op = getattr(torch, name)
         fn = torch_compile(lambda t: op(t), dynamic=True)
         forward = tensor_kernel(fn, "cpu")
         return Implementation("torch-compile", name, name, forward, prepare=preparer(fn, "cpu"),
                               description=f"torch.compile(torch.{name}), dynamic shapes",
                               paths=torch_layout_paths(fn),
-                              warm_up=lambda fmt: forward(np.linspace(-4, 4, 8).astype(
-                                  fmt.dtype)))
+                              warm_up=_warm(forward))
 
     impls = (*compiled("gelu", "none"), *compiled("gelu_tanh", "tanh"), compiled_op("erf"),
              compiled_op("erfc"))

@@ -6,9 +6,10 @@ from functools import cache
 import numpy as np
 
 from ..formats import Format, get_format
-from ..functions import FUNCTIONS, Function, get_function
+from ..functions import Function, get_function
 from ..reference import store
 from ..reference.mpref import Rounded
+from ..reference.plans import InputPlan
 from ..ulp import Exact
 
 
@@ -16,14 +17,12 @@ def table(fmt: str | Format, function: str | Function) -> store.Table:
     """The stored reference of ``fmt`` at the inputs of ``function``'s plan, with every
     function of that plan (from $GELUCHECK_REFERENCE when set), loaded and checked against
     its manifest once per folder."""
-    return _table(get_format(fmt), get_function(function).inputs.name,
-                  store.default_directory())
+    return _table(get_format(fmt), get_function(function).inputs, store.default_directory())
 
 
 @cache
-def _table(fmt: Format, plan: str, directory) -> store.Table:
-    return store.load(fmt, next(f for f in FUNCTIONS.values() if f.inputs.name == plan),
-                      directory)
+def _table(fmt: Format, plan: InputPlan, directory) -> store.Table:
+    return store.load(fmt, plan, directory)
 
 
 def exact(tab: store.Table, function: Function) -> Exact:

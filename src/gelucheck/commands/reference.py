@@ -40,13 +40,11 @@ def run(args) -> int:
     from ..reference.build import build
     from ..reference.verify import verify
 
-    if args.action == "build":
-        refuse_repeats("--function", args.function)
-        refuse_repeats("--dtype", args.dtype)
-        build(args.dtype, args.workers, args.directory, functions=args.function)
-        return 0
     refuse_repeats("--function", args.function)
     refuse_repeats("--dtype", args.dtype)
+    if args.action == "build":
+        build(args.dtype, args.workers, args.directory, functions=args.function)
+        return 0
     report = verify(args.dtype, args.full, args.directory, args.workers, arb=not args.no_arb,
                     functions=args.function)
     for fmt, n in report.checked.items():

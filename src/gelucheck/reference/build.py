@@ -96,15 +96,13 @@ def build(dtypes: list[str] | None = None, workers: int | None = None,
     files = manifest.setdefault("files", {})
     timings = {}
     for fmt in formats:
-        for plan in store.plans():
-            wanted = [f for f in chosen if f.inputs.name == plan.name]
-            if not wanted:
-                continue
+        for plan, wanted in store.by_plan(chosen):
             start = time.perf_counter()
             x = reference_inputs(fmt, plan)
+            bits = fmt.bits_of(x)
             x_rel = store.inputs_file(fmt, plan)
-            if _stored_inputs(directory, x_rel, files) != fmt.bits_of(x).tobytes():
-                files[x_rel] = store.write_inputs(fmt, plan, fmt.bits_of(x), directory)
+            if _stored_inputs(directory, x_rel, files) != bits.tobytes():
+                files[x_rel] = store.write_inputs(fmt, plan, bits, directory)
                 stale = [f.name for f in store.members(plan) if f not in wanted
                          and files.get(store.function_file(fmt, f))]
                 if stale:

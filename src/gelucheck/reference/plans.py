@@ -92,7 +92,7 @@ def gelu_family_anchors(fmt: Format) -> list[float]:
 
 
 def erf_family_anchors(fmt: Format) -> list[float]:
-    """erf rounding to ±1 (about 3.92 in float32, 5.93 in float64), erfc rounding to 2 on
+    """erf rounding to ±1 (about 3.92 in float32, 5.92 in float64), erfc rounding to 2 on
     the left, erfc's underflow on the right (about 10.05 in float32, 27.2 in float64) and its
     entry into the subnormals."""
     anchors = _range_edges(fmt)

@@ -57,7 +57,15 @@ def members(plan: str | Function | InputPlan) -> list[Function]:
 
 
 def plans() -> list[InputPlan]:
-    return list({f.inputs.name: f.inputs for f in FUNCTIONS.values()}.values())
+    return [plan for plan, _ in by_plan(FUNCTIONS.values())]
+
+
+def by_plan(functions) -> list[tuple[InputPlan, list[Function]]]:
+    """The functions grouped by the input plan their values are stored at, in their order."""
+    groups: dict[str, tuple[InputPlan, list[Function]]] = {}
+    for f in functions:
+        groups.setdefault(f.inputs.name, (f.inputs, []))[1].append(f)
+    return list(groups.values())
 
 
 def inputs_file(fmt: Format, plan: str | Function | InputPlan) -> str:
@@ -93,6 +101,13 @@ class Table:
                 f"{self.fmt.name}: {fn.name} is stored at the inputs of plan {fn.inputs.name!r},"
                 f" not at those of {self.plan.name!r}")
         return self.arrays[key]
+
+    def file_arrays(self, function: str | Function | None = None) -> dict[str, np.ndarray]:
+        """The arrays of one of the table's files under the names the file holds them by:
+        the inputs file's (``function`` None), or one function's."""
+        if function is None:
+            return {"x": self.arrays["x"]}
+        return {name: self._field(function, name) for name in FIELDS}
 
     def rounded(self, function: str | Function) -> np.ndarray:
         return self.fmt.from_bits(self._field(function, "rounded"))
@@ -130,8 +145,8 @@ def write_inputs(fmt: Format, plan: InputPlan, x_bits: np.ndarray, directory: Pa
 
 def write_function(table: Table, function: Function, inputs_entry: dict,
                    directory: Path) -> dict:
-    arrays = {name: table.arrays[f"{function.name}.{name}"] for name in FIELDS}
-    entry = _write_npz(arrays, directory, function_file(table.fmt, function))
+    entry = _write_npz(table.file_arrays(function), directory,
+                       function_file(table.fmt, function))
     return {**entry, "function": function.name, "inputs": inputs_file(table.fmt, function),
             "inputs_sha256": inputs_entry["sha256"]}
 
@@ -139,7 +154,7 @@ def write_function(table: Table, function: Function, inputs_entry: dict,
 def write_table(table: Table, directory: Path, manifest: dict) -> None:
     """Write a table's inputs and every function it holds, and their manifest entries."""
     files = manifest.setdefault("files", {})
-    entry = write_inputs(table.fmt, table.plan, table.arrays["x"], directory)
+    entry = write_inputs(table.fmt, table.plan, table.file_arrays()["x"], directory)
     files[inputs_file(table.fmt, table.plan)] = entry
     for function in table.functions:
         files[function_file(table.fmt, function)] = write_function(table, function, entry,

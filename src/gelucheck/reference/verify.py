@@ -82,17 +82,18 @@ def verify(dtypes: list[str] | None = None, full: bool = False, directory: Path 
     files = manifest.get("files", {})
     chosen = [get_function(f) for f in functions] if functions else list(FUNCTIONS.values())
     for fmt in [get_format(d) for d in (dtypes or FORMATS)]:
-        for plan in store.plans():
-            wanted = [f for f in chosen if f.inputs.name == plan.name]
-            if wanted:
-                _verify_table(fmt, plan, wanted, files, directory, full, workers, arb,
-                              progress, seed, report)
+        for plan, wanted in store.by_plan(chosen):
+            _verify_table(fmt, plan, wanted, files, directory, full, workers, arb, progress,
+                          seed, report)
     return report
 
 
 def _verify_table(fmt, plan, wanted, files, directory, full, workers, arb, progress, seed,
                   report: Report) -> None:
-    relatives = [store.inputs_file(fmt, plan)] + [store.function_file(fmt, f) for f in wanted]
+    # each file with the function whose values it holds (None: the plan's inputs)
+    owners = {store.inputs_file(fmt, plan): None, **{store.function_file(fmt, f): f
+                                                     for f in wanted}}
+    relatives = list(owners)
     problems = []
     for rel in relatives:
         if rel not in files:
@@ -110,7 +111,7 @@ def _verify_table(fmt, plan, wanted, files, directory, full, workers, arb, progr
         return
     for rel in relatives:
         if store.file_checksum(rel, directory) != files[rel].get("sha256"):
-            report.problems.append(_locate_edit(table, rel, files[rel], workers))
+            report.problems.append(_locate_edit(table, rel, owners[rel], files[rel], workers))
             return
         problems += store.manifest_problems(directory, rel, files[rel])
         if rel != relatives[0] and files[rel].get("inputs_sha256") != files[relatives[0]]["sha256"]:
@@ -148,9 +149,10 @@ def _provenance_problems(manifest: dict) -> list[str]:
     return []
 
 
-def _locate_edit(table: store.Table, name: str, entry: dict, workers: int) -> str:
-    """Name the first entry of one file that differs from what the manifest recorded."""
-    changed = store.first_changed_entry(_file_arrays(table, name), entry)
+def _locate_edit(table: store.Table, name: str, owner, entry: dict, workers: int) -> str:
+    """Name the first entry of one file (of ``owner``'s values, or the inputs) that differs
+    from what the manifest recorded."""
+    changed = store.first_changed_entry(table.file_arrays(owner), entry)
     if changed is None:
         return f"{name}: checksum differs from the manifest (file rewritten, same contents?)"
     array, start = changed
@@ -163,14 +165,6 @@ def _locate_edit(table: store.Table, name: str, entry: dict, workers: int) -> st
             return f"{found[0]} (checksum mismatch)"
     return (f"{name}: checksum mismatch; array {array!r} changed in entries "
             f"{start}..{start + entry['block'] - 1}")
-
-
-def _file_arrays(table: store.Table, relative: str) -> dict[str, np.ndarray]:
-    """The arrays of one file of a table, under the names its manifest entry uses."""
-    stem = Path(relative).stem
-    if stem.startswith("inputs."):
-        return {"x": table.arrays["x"]}
-    return {field: table.arrays[f"{stem}.{field}"] for field in store.FIELDS}
 
 
 def _arb_check(table: store.Table, indices: np.ndarray, name: str, report: Report,

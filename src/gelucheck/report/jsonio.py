@@ -72,7 +72,7 @@ def _with_bound(result: Result) -> dict:
     if bound is not None and result.figures is not None:
         out["documented"] = {"max_ulp": bound.max_ulp, "library": bound.library,
                              "source": bound.source,
-                             "above": result.figures.max_ulp > bound.max_ulp}
+                             "above": bound.exceeded_by(result)}
     return out
 
 
