@@ -164,6 +164,7 @@ def test_a_folder_means_its_newest_run_and_damage_names_the_file(tmp_path, capsy
 
 
 @pytest.mark.slow
+@pytest.mark.timing  # real timings: on a busy shared machine the noise bands swallow 2x
 def test_a_planted_slowdown_is_flagged_and_an_unchanged_rerun_is_not(tmp_path):
     """Real runs of a few benchmarks: unchanged three times, then twice with every
     implementation doing its work twice (GELUCHECK_BENCH_SLOWDOWN=2); each later pair judged
