@@ -34,7 +34,7 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
     parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
     tasks_parts = defaultdict(lambda: np.zeros(5))  # the same by task, outside closed form
     task_ends = {}  # task: (first, last) encoding outside closed form
-    evaluate_block, known_run = chunk._evaluate_block, chunk._known_run
+    evaluate_block, known_run = chunk.evaluate_block, chunk._known_run
 
     def record(kind: str, a: int, b: int, out: dict | None, total: float) -> None:
         figures = list(out["implementations"].values()) if out else []
@@ -67,7 +67,7 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
         record("known", a, end, out, time.perf_counter() - begun)
         return out, end, given
 
-    chunk._evaluate_block, chunk._known_run = timed_block, timed_run
+    chunk.evaluate_block, chunk._known_run = timed_block, timed_run
     tasks = [(a, min(a + (1 << 24), hi)) for lo, hi in chunk.finite_ranges()
              for a in range(lo, hi, 1 << 24) if (a >> 24) % every == 0]
     for a, b in tasks:

@@ -407,12 +407,12 @@ def test_three_local_gateways_merge_to_the_single_process_sweep(tmp_path, reques
 @pytest.mark.parametrize("start", [0x3F800000, 0xC0A00000 - 0x8000, 0x00000000, 0x7F000000])
 def test_bit_space_scoring_equals_measuring_every_input(start):
     """With several implementations the comparison starts in bit space (chunk.Rounded); it
-    must give what measuring every input in float64 gives (chunk._dense), for outputs that
+    must give what measuring every input in float64 gives (chunk.dense_figures), for outputs that
     are correctly rounded, off by an ulp, NaN, of the other zero's sign, or wholly wrong."""
     bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
     x = bits.view(np.float32)
     v, unit, _ = fastref.reference("gelu", x, monotone=True)
-    regions = chunk._slices(x)
+    regions = chunk.region_slices(x)
     rounded = v.astype(np.float32)
     rng = np.random.default_rng(start)
     few = rounded.copy()
@@ -434,7 +434,7 @@ def test_bit_space_scoring_equals_measuring_every_input(start):
 
 
 def _assert_bit_space_scores_as_dense(shared, y, v, unit, bits, regions):
-    fast, slow = shared.score(y), chunk._dense(y, v, unit, int(bits[0]), regions)
+    fast, slow = shared.score(y), chunk.dense_figures(y, v, unit, int(bits[0]), regions)
     assert fast["sum_ulp"] == pytest.approx(slow["sum_ulp"], rel=1e-12)
     for name in slow["regions"]:
         assert fast["regions"][name]["sum_ulp"] == pytest.approx(
@@ -568,7 +568,7 @@ def test_tiny_closed_form_is_mpmath_s(function, where):
         assert known.expected(x).view(np.uint32)[i] == correctly_rounded(
             function, float(x[i]), FLOAT32).bits
     errors = _mp_errors(function, x, known.expected(x))
-    (name, _), = chunk._slices(x)
+    (name, _), = chunk.region_slices(x)
     got = chunk._known(known, x, int(bits[0]), name)
     assert got["not_correctly_rounded"] == 0 and errors.max() < 0.5
     assert got["histogram"][0] == got["n"] == got["n_finite"] == 512
@@ -599,7 +599,7 @@ def test_no_known_part_where_the_reference_is_computed(function):
 
 
 class _Returns:
-    """An implementation that returns what it is given, computed once (for _evaluate_block)."""
+    """An implementation that returns what it is given, computed once (for evaluate_block)."""
 
     def __init__(self, function, y):
         from gelucheck.functions import get_function
@@ -618,7 +618,7 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
                                                                   monkeypatch):
     """An implementation returning the correctly rounded results is scored in closed form
     without any float64 pass; whether or not the shortcut is taken, the block's figures are
-    those of measuring every input (chunk._dense) - exactly where the errors are zero, to the
+    those of measuring every input (chunk.dense_figures) - exactly where the errors are zero, to the
     float64 reference's accuracy (2^-16 ulp an input) near zero."""
     calls = []
     monkeypatch.setattr(chunk, "reference", lambda *a, **k: calls.append(1) or
@@ -632,10 +632,10 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
         y[123] = np.nextafter(y[123], np.float32(np.inf))
     elif outputs == "nan":
         y[7] = np.nan
-    block = chunk._evaluate_block([_Returns(function, y)], fastref.get_function(function),
+    block = chunk.evaluate_block([_Returns(function, y)], fastref.get_function(function),
                                   start, start + chunk.BLOCK)
     (got,) = block["implementations"].values()
-    want = chunk._dense(y, v, unit, int(bits[0]), chunk._slices(x))
+    want = chunk.dense_figures(y, v, unit, int(bits[0]), chunk.region_slices(x))
     for k in ("computed", "exact", "eval_s", "check_s", "guard_s"):
         got.pop(k)
     assert len(calls) == (0 if outputs == "rounded" else 1)
@@ -708,11 +708,11 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
     impls = [_Returns("gelu", y), _Returns("gelu", y.copy()), _Returns("gelu", other)]
     for i, impl in enumerate(impls):
         impl.id = f"test:{i}"
-    block = chunk._evaluate_block(impls, fastref.get_function("gelu"), start, start + chunk.BLOCK)
+    block = chunk.evaluate_block(impls, fastref.get_function("gelu"), start, start + chunk.BLOCK)
     assert len(counted) == 2
     for impl, outputs in zip(impls, (y, y, other)):
         got = copy.deepcopy(block["implementations"][f"{impl.id}/gelu"])  # aliases share
-        want = chunk._dense(outputs, v, unit, int(bits[0]), chunk._slices(x))  # regions
+        want = chunk.dense_figures(outputs, v, unit, int(bits[0]), chunk.region_slices(x))
         for k in ("computed", "exact", "eval_s", "check_s", "guard_s"):
             got.pop(k)
         for a, b in [(got, want)] + [(got["regions"][r], want["regions"][r])
@@ -722,7 +722,7 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
 
 
 def _spans(blocks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
-    """_blocks' blocks, each run of closed-form spans cut into its spans."""
+    """block_plan' blocks, each run of closed-form spans cut into its spans."""
     return [(a, min(a + chunk.KNOWN_SPAN, b)) for first, b, _ in blocks
             for a in range(first, b, chunk.KNOWN_SPAN)]
 
@@ -754,11 +754,11 @@ def test_a_known_span_scores_as_its_blocks_do():
     impls, f = find("scipy:x*ndtr", "gelu"), get_function("gelu")
     for start in (0x2B800000, 0xC1B00000):
         _assert_same_figures(chunk.evaluate(impls, f, start, start + chunk.KNOWN_SPAN),
-                             merge_all([chunk._evaluate_block(impls, f, a, a + chunk.BLOCK)
+                             merge_all([chunk.evaluate_block(impls, f, a, a + chunk.BLOCK)
                                         for a in range(start, start + chunk.KNOWN_SPAN,
                                                        chunk.BLOCK)]))
     with pytest.raises(ValueError, match="at most"):
-        chunk._evaluate_block(impls, f, 0, chunk.KNOWN_SPAN + 1)
+        chunk.evaluate_block(impls, f, 0, chunk.KNOWN_SPAN + 1)
 
 
 @pytest.mark.parametrize("names", [["rounded_gelu"], ["off_gelu"], ["returns_its_input"],
@@ -782,11 +782,11 @@ def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, kn
         start, stop = edge - 2 * chunk.KNOWN_SPAN, edge + 2 * chunk.COMPILED_BLOCK
     else:
         start, stop = edge - 2 * chunk.COMPILED_BLOCK, edge + 2 * chunk.KNOWN_SPAN
-    blocks = chunk._blocks(f, start, stop)
+    blocks = chunk.block_plan(f, start, stop)
     run = blocks[0] if known_first else blocks[-1]  # the two spans: one run
     assert run[1] - run[0] == 2 * chunk.KNOWN_SPAN and run[2] and len(blocks) > 2
     whole = chunk.evaluate(impls, f, start, stop)
-    _assert_same_figures(whole, merge_all([chunk._evaluate_block(impls, f, a, b)
+    _assert_same_figures(whole, merge_all([chunk.evaluate_block(impls, f, a, b)
                                            for a, b in _spans(blocks)]))
     if "in_place_gelu" in names:
         assert "modified its input in place" in whole["implementations"][
@@ -800,7 +800,7 @@ def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, kn
                                           (0xC1C00000, 3),  # x = -24..: the far left
                                           (0x41C00000, 3)])  # x = 24..: the saturated right
 def test_a_run_of_known_spans_scores_as_its_spans_do(function, start, spans):
-    """Consecutive spans known in closed form go as one run (_blocks), each implementation
+    """Consecutive spans known in closed form go as one run (block_plan), each implementation
     called span by span and its figures computed once: they are those of each span evaluated
     alone and merged - the sums to float64's rounding of a longer sum - with the outputs at
     the worst input too. Correctly rounded outputs (SciPy's, rounded once), so every span
@@ -810,9 +810,9 @@ def test_a_run_of_known_spans_scores_as_its_spans_do(function, start, spans):
 
     impls = [load_user(f"sweep_impls:rounded_{function}", function)]
     f, stop = get_function(function), start + spans * chunk.KNOWN_SPAN
-    assert chunk._blocks(f, start, stop) == [(start, stop, True)]
+    assert chunk.block_plan(f, start, stop) == [(start, stop, True)]
     _assert_same_figures(chunk.evaluate(impls, f, start, stop),
-                         merge_all([chunk._evaluate_block(impls, f, a, b)
+                         merge_all([chunk.evaluate_block(impls, f, a, b)
                                     for a, b in _spans([(start, stop, True)])]))
 
 
@@ -840,7 +840,7 @@ def test_a_run_stops_where_outputs_leave_the_closed_form(names, monkeypatch):
     assert start < sweep_impls.PLANTED_TINY < stop - chunk.KNOWN_SPAN
     whole = chunk.evaluate(impls, f, start, stop)
     counted = calls[:]
-    _assert_same_figures(whole, merge_all([chunk._evaluate_block(impls, f, a, b)
+    _assert_same_figures(whole, merge_all([chunk.evaluate_block(impls, f, a, b)
                                            for a, b in _spans([(start, stop, True)])]))
     planted = next(k for k in whole["implementations"] if "planted_tiny" in k)
     if "raises" in planted:
@@ -1029,7 +1029,7 @@ def test_an_error_of_a_whole_or_half_ulp_and_a_little_is_binned_by_its_little(
     y = outputs(x).astype(np.float32)
     errors = _mp_exact_errors(function, x[[0, n // 2, n - 1]], y[[0, n // 2, n - 1]], 120)
     assert all(0.5 < e < 1 for e in errors), errors  # what the figures must say
-    block = chunk._evaluate_block([_Returns(function, y)], fastref.get_function(function),
+    block = chunk.evaluate_block([_Returns(function, y)], fastref.get_function(function),
                                   start, start + n)
     (got,) = block["implementations"].values()
     assert got["not_correctly_rounded"] == n
@@ -1054,7 +1054,7 @@ def test_an_error_a_billionth_below_one_ulp_is_binned_below_one(compiled, monkey
     y[at] = np.float32(0.8271204233169556)
     error = _mp_errors("gelu_grad", x[[at]], y[[at]])[0]
     assert 1 - 2e-9 < error < 1  # what the figures must say
-    block = chunk._evaluate_block([_Returns("gelu_grad", y)], fastref.get_function("gelu_grad"),
+    block = chunk.evaluate_block([_Returns("gelu_grad", y)], fastref.get_function("gelu_grad"),
                                   start, start + n)
     (got,) = block["implementations"].values()
     assert got["histogram"][2:] == [0] * (len(got["histogram"]) - 2)
@@ -1080,7 +1080,7 @@ def test_a_drift_variants_histogram_is_mpmaths_output_for_output(start):
         k = 0 if e <= 0.5 else 1 if e < 1 else 2 + int(mpmath.floor(mpmath.log(e, 2)))
         want[min(k, BINS - 2)] += 1
     assert sum(want[2:]) > n // 10  # errors of 1 ulp and more, near whole numbers
-    block = chunk._evaluate_block([impl], fastref.get_function("gelu"), start, start + n)
+    block = chunk.evaluate_block([impl], fastref.get_function("gelu"), start, start + n)
     (got,) = block["implementations"].values()
     assert got["histogram"] == want
     assert got["not_correctly_rounded"] == n - want[0]

@@ -354,7 +354,7 @@ def test_a_known_run_of_every_other_encoding_is_checked_in_full(sweep_path):
 
 
 def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
-    """_dense reads bins 0 to 3 and the sums off one pass's counts: they must be what binning
+    """dense_figures reads bins 0 to 3 and the sums off one pass's counts: they must be what binning
     each error against the histogram's edges and summing the finite ones give, in both paths -
     errors at the bins' edges (1/2, 1, 2, 4), far above, inf (a result of inf) and NaN."""
     from gelucheck.sweep.stats import histogram_edges
@@ -371,7 +371,7 @@ def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
     err = np.abs(y.astype(np.float64) - v) / unit
     err[np.isnan(err)] = np.inf
     regions = [("a", slice(0, 3000)), ("b", slice(3000, n))]
-    stats = chunk._dense(y, v, unit, int(bits[0]), regions)
+    stats = chunk.dense_figures(y, v, unit, int(bits[0]), regions)
     edges = histogram_edges()
     expected = [int(np.count_nonzero(err <= 0.5))]
     expected += [int(np.count_nonzero((err > 0.5) & (err < edges[2])))]

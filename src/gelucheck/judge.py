@@ -168,6 +168,18 @@ def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:
     return verdict
 
 
+def sweep_line(result: SweepResult, budgets: Budgets) -> tuple[bool, str | None]:
+    """(failed, the line that says so) for a sweep against its budget, as the CLI and the
+    plugin print it: None where it is within budget and not clearly better."""
+    verdict = judge_sweep(result, budgets)
+    if verdict.missing:  # measured, not gated: nothing recorded over this range
+        return False, (f"{result.label}: no sweep budget over [{result.range[0]}, "
+                       f"{result.range[1]}); record one with gelucheck sweep --write-budgets")
+    if verdict.failed or verdict.better:
+        return verdict.failed, f"{result.label}: {verdict.message()}"
+    return False, None
+
+
 def _judge_fingerprint(found, recorded: str, budgets: Budgets, entry: dict,
                        verdict: Verdict) -> None:
     """The formula the outputs compute is recorded; a different one is a change either way,

@@ -18,9 +18,9 @@ import pytest
 
 # Imported at load time, not in hooks: numpy must not be imported first inside a test that
 # pytester isolates (it restores sys.modules afterwards, and numpy cannot load twice).
-from .backends.registry import FRAMEWORKS
 from .budgets import DEFAULT_MAX_ULP
 from .report import jsonio, tables
+from .shared_options import add_budgets_option, add_impl_options, add_range_option
 
 OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
            "function": "GELUCHECK_FUNCTION"}
@@ -35,20 +35,14 @@ def pytest_addoption(parser):
     for name, env in OPTIONS.items():
         group.addoption(f"--gelucheck-{name}", action="append", default=None,
                         help=f"{name}s to check (repeatable or comma separated; env {env})")
-    group.addoption("--gelucheck-impl", action="append", default=None, metavar="MOD:FN",
-                    help="also measure your own callable (e.g. mypkg.act:gelu; repeatable), "
-                    "of the --gelucheck-function it computes; with no --gelucheck-backend, "
-                    "only it")
-    group.addoption("--gelucheck-framework", default="numpy", choices=FRAMEWORKS,
-                    help="what --gelucheck-impl takes and returns (default: numpy arrays)")
+    add_impl_options(group.addoption, "gelucheck-")
     group.addoption("--gelucheck-max-ulp", type=float, default=DEFAULT_MAX_ULP, metavar="N",
                     help="what a result with no recorded budget is held to: max ulp error N "
                     f"(default {DEFAULT_MAX_ULP:g}: correctly rounded, the special inputs at "
                     "their limits, x* on the minimum's plateau, no wrong sign)")
-    group.addoption("--gelucheck-budgets", default=None, metavar="FILE",
-                    help="budgets file (default: $GELUCHECK_BUDGETS, else gelucheck's own)")
-    group.addoption("--gelucheck-sweep-range", default=None, metavar="START:STOP",
-                    help="exhaustive tests: float32 encodings to sweep (hex; default all)")
+    add_budgets_option(group.addoption, "gelucheck-",
+                       " (default: $GELUCHECK_BUDGETS, else gelucheck's own)")
+    add_range_option(group.addoption, "--gelucheck-sweep-range")
     group.addoption("--gelucheck-sweep-json", default=None, metavar="FILE",
                     help="exhaustive tests: write the merged sweep result here")
     group.addoption("--gelucheck-reference-dir", default=None, metavar="DIR",
@@ -292,15 +286,11 @@ class Collector:
         self.merged = _sweep_results(self.config, self.chunks, span)
         gate = budgets.load(_budgets_path(self.config))
         for r in self.merged:
-            verdict = judge.judge_sweep(r, gate)
-            if verdict.missing:  # measured, not gated: nothing recorded over this range
-                self.sweep_verdicts.append(f"no sweep budget for {r.label} over "
-                                           f"[{r.range[0]}, {r.range[1]})")
-            elif verdict.failed:
-                self.sweep_verdicts.append(f"FAILED {r.label}: {verdict.message()}")
+            failed, line = judge.sweep_line(r, gate)
+            if line:
+                self.sweep_verdicts.append(f"FAILED {line}" if failed else line)
+            if failed:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
-            elif verdict.better:
-                self.sweep_verdicts.append(f"better {r.label}: {verdict.message()}")
 
     def pytest_terminal_summary(self, terminalreporter):
         from .results import AccuracyResult

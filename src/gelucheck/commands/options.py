@@ -7,9 +7,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from ..backends.registry import DEVICES, FRAMEWORKS
 from ..errors import UsageError, choose
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
+from ..shared_options import add_budgets_option, add_impl_options
 
 
 def choices(kind: str, valid):
@@ -67,25 +69,25 @@ def add_selection(p, backend: bool = True) -> None:
                    help=f"a dtype: {', '.join(FORMATS)} (repeatable; default: all)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
-    p.add_argument("--budgets", metavar="FILE", help="judge the results against a budgets "
-                   "file (exit 1 if any is worse)")
+    add_budgets_option(p.add_argument, default_help=" (exit 1)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def add_impl(p) -> None:
     """--impl (repeatable) and how a user's callable is called."""
-    p.add_argument("--impl", action="append", default=[], metavar="MOD:FN",
-                   help="your callable, e.g. mypkg.act:gelu (repeatable; imported from the "
-                   "current folder too); --function says what it computes")
-    add_user_options(p)
+    add_impl_options(p.add_argument)
+    add_device_options(p)
 
 
 def add_user_options(p) -> None:
-    """How a user's --impl callable is called."""
-    from ..backends.registry import DEVICES, FRAMEWORKS
-
-    p.add_argument("--framework", default="numpy", type=choices("framework", FRAMEWORKS),
+    """How a user's --impl callable is called (a command that takes --impl its own way)."""
+    p.add_argument("--framework", default="numpy", choices=FRAMEWORKS,
                    help="what your callable takes and returns: numpy or torch (default: numpy)")
+    add_device_options(p)
+
+
+def add_device_options(p) -> None:
+    """Where a torch callable's tensors live, and whether autograd gives its derivative."""
     p.add_argument("--device", default="cpu", type=choices("device", DEVICES),
                    help="where its tensors live: cpu or cuda (cuda needs --framework torch)")
     p.add_argument("--autograd", action="store_true",

@@ -7,6 +7,7 @@ import sys
 from ..errors import UsageError
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
+from ..shared_options import add_range_option
 from . import options
 
 
@@ -15,16 +16,13 @@ def add(sub) -> None:
                            "one or more implementations, against one reference pass")
     sweep.add_argument("--backend", action="append", default=[], metavar="NAME[:IMPL]",
                        help="a backend, or one implementation of it (repeatable)")
-    sweep.add_argument("--impl", action="append", default=[], metavar="MOD:FN",
-                       help="your callable (repeatable)")
-    options.add_user_options(sweep)
+    options.add_impl(sweep)
     sweep.add_argument("--function", required=True, type=options.choices("function", FUNCTIONS),
                        help=f"the function to sweep: {', '.join(FUNCTIONS)}")
     sweep.add_argument("--dtype", default=FORMATS["float32"],
                        type=options.choices("dtype", FORMATS),
                        help="float32 (the only one to sweep)")
-    sweep.add_argument("--range", metavar="START:STOP", help="hex encodings, STOP excluded "
-                       "(default: all 2^32)")
+    add_range_option(sweep.add_argument)
     sweep.add_argument("--workers", type=options.positive, default=os.cpu_count() or 1,
                        help="processes (default: the number of cores)")
     sweep.add_argument("--json", metavar="FILE", help="write the results as JSON")
@@ -58,7 +56,7 @@ def run(args) -> int:
              for b in args.backend]
     specs += [{"kind": "user", "impl": spec, "function": args.function.name,
                "framework": args.framework, "device": args.device, "autograd": args.autograd}
-              for spec in args.impl]
+              for spec in args.impl or []]
     if not specs:
         raise UsageError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")
     results = sweep(specs, args.function, span, args.workers, args.checkpoint,
@@ -136,11 +134,8 @@ def _sweep_budgets(args, results) -> int:
     if args.budgets:
         gate = budgets_mod.load(args.budgets)
         for r in results:
-            verdict = judge.judge_sweep(r, gate)
-            if verdict.missing:
-                print(f"BUDGET {r.label}: no sweep budget over [{r.range[0]}, {r.range[1]}) in "
-                      f"{args.budgets}; record one with --write-budgets")
-            elif verdict.failed or verdict.better:
-                print(f"BUDGET {r.label}: {verdict.message()}")
-            status |= verdict.failed and not verdict.missing
+            failed, line = judge.sweep_line(r, gate)
+            if line:
+                print(f"BUDGET {line}")
+            status |= failed
     return status

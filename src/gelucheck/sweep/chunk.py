@@ -30,7 +30,7 @@ def _one_region(first: float, last: float) -> str | None:
     return None
 
 
-def _slices(x: np.ndarray) -> list[tuple[str, slice]]:
+def region_slices(x: np.ndarray) -> list[tuple[str, slice]]:
     """Each region's part of a chunk, which is monotone in x (one sign of encodings)."""
     if len(x) and (name := _one_region(float(x[0]), float(x[-1]))):  # as nearly every
         return [(name, slice(0, len(x)))]  # block's ends are: no search
@@ -103,7 +103,7 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
     function = get_function(function)
     out = None
     inputs = Inputs()
-    blocks = _blocks(function, start, stop)
+    blocks = block_plan(function, start, stop)
     for k, (a, b, known) in enumerate(blocks):
         following = blocks[k + 1][0] if k + 1 < len(blocks) else None
         parts, given = [], []
@@ -113,7 +113,7 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
         while a < b:  # a block; or what a run left, from a span its outputs were not the
             end = min(a + KNOWN_SPAN, b)  # closed form's on, span by span
             inputs.following = end if end < b else following
-            parts.append(_evaluate_block(impls, function, a, end, inputs, given))
+            parts.append(evaluate_block(impls, function, a, end, inputs, given))
             a, given = end, []
         for part in filter(None, parts):
             out = part if out is None else merge_chunks(out, part)
@@ -121,7 +121,7 @@ def evaluate(impls: list[Implementation], function: str | Function, start: int, 
     return out
 
 
-def _blocks(function: Function, start: int, stop: int) -> list[tuple[int, int, bool]]:
+def block_plan(function: Function, start: int, stop: int) -> list[tuple[int, int, bool]]:
     """[start, stop) as blocks (first, stop, whether known in closed form): runs of aligned
     spans of KNOWN_SPAN scored in closed form (known.Known) in one region - consecutive
     spans that is_known as one run -, COMPILED_BLOCK where one compiled loop computes the
@@ -190,7 +190,7 @@ class Run:
         return value
 
 
-def _evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int,
+def evaluate_block(impls: list[Implementation], function: Function, start: int, stop: int,
                     inputs: Inputs | None = None, given: Sequence[Call] = ()) -> dict:
     """The statistics of each implementation over one block, whose inputs are in ``inputs``
     where given (evaluate's, which the last implementation's test may rewrite as the next
@@ -201,7 +201,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
     clock = time.perf_counter()
     bits = inputs.block(start, stop) if inputs is not None else _encodings(start, stop)
     x = bits.view(np.float32)
-    regions = _slices(x)
+    regions = region_slices(x)
     # where the results and their errors follow in closed form (the far left, the saturated
     # right, |x| < 2^-25), an implementation that returns the correctly rounded results needs
     # no float64 pass: the reference is computed only for the others
@@ -257,7 +257,7 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
             v, unit = reference_values()
             checking = time.perf_counter()  # the reference's time is its own, not the check's
             if len(impls) == 1:  # nothing to share: the bit-space pass would only add to the cost
-                stats = _dense(y, v, unit, start, regions)
+                stats = dense_figures(y, v, unit, start, regions)
             else:
                 shared = shared or Rounded(v, unit, start, regions)
                 stats = shared.score(y)
@@ -273,14 +273,14 @@ def _evaluate_block(impls: list[Implementation], function: Function, start: int,
 
 def _known_run(impls: list[Implementation], function: Function, start: int, stop: int,
                 inputs: Inputs, following: int | None) -> tuple[dict | None, int, list[Call]]:
-    """The figures of a run of closed-form spans [start, stop) (_blocks: one region, one
+    """The figures of a run of closed-form spans [start, stop) (block_plan: one region, one
     Known), each implementation called span by span (KNOWN_SPAN: its inputs and outputs stay
     in the cache), its outputs checked against the closed form's results, and its figures
     computed once for the run: a span's Python (about 30 us: the block's set-up, the closed
     form's figures, merging) cost 10% of torch's GELU's time there. Stops at the first span
     where an implementation's outputs are not those results, or it fails: returns the figures
     up to there (None for none), where that is (stop when all of it) and the calls made on
-    that span, for evaluate to go on span by span with _evaluate_block, which makes only the
+    that span, for evaluate to go on span by span with evaluate_block, which makes only the
     others (all of them again where an output shares the inputs' memory, which a rewrite for
     the next span may have changed: at most once per run)."""
     clock = time.perf_counter()
@@ -302,7 +302,7 @@ def _known_run(impls: list[Implementation], function: Function, start: int, stop
         for position, impl in enumerate(impls, 1):
             try:
                 call = _call(impl, x, a, inputs if position == len(impls) else None)
-            except ImplementationError:  # _evaluate_block records it
+            except ImplementationError:  # evaluate_block records it
                 inputs.holds = None
                 return figures(a), a, _reusable(calls, inputs)
             checked = time.perf_counter()
@@ -433,7 +433,7 @@ class _Guard:
 
 
 def _known(known: Known, x, first: int, region: str) -> dict:
-    """What _dense gives, in closed form, for outputs that are ``known``'s results on a run
+    """What dense_figures gives, in closed form, for outputs that are ``known``'s results on a run
     of inputs x (an array or a Run) from the encoding ``first`` on, in one region: no error
     is above 1/2. |r| is monotone in |x|, so the largest error lies at an end of the run or
     at the doubled input (the lower on a tie, as argmax)."""
@@ -507,8 +507,8 @@ def _histogram(y: np.ndarray, v: np.ndarray, unit: np.ndarray, score: Score) -> 
     return counts
 
 
-def _dense(y: np.ndarray, v: np.ndarray, unit: np.ndarray, first: int,
-           regions: list) -> dict:
+def dense_figures(y: np.ndarray, v: np.ndarray, unit: np.ndarray, first: int,
+                  regions: list) -> dict:
     """The statistics of y measured on every input in float64 (``first``: the first
     input's encoding)."""
     by_region, counts, largest = {}, 0, []
@@ -559,12 +559,12 @@ class Rounded:
 
     def score(self, y: np.ndarray) -> dict:
         if np.count_nonzero(y[:SAMPLE].view(np.uint32) != self.sample) > len(self.sample) // DENSE:
-            return _dense(y, self.v, self.unit, self.start, self.regions)
+            return dense_figures(y, self.v, self.unit, self.start, self.regions)
         if self.rounded is None:
             self.rounded = self.v.astype(np.float32)
         differs = y.view(np.uint32) != self.rounded.view(np.uint32)
         if np.count_nonzero(differs) > len(y) // DENSE:  # many: whole-array arithmetic wins
-            return _dense(y, self.v, self.unit, self.start, self.regions)
+            return dense_figures(y, self.v, self.unit, self.start, self.regions)
         if self.by_region is None:
             self._score_rounded()
         other = np.flatnonzero(differs)  # ascending

@@ -1,0 +1,35 @@
+"""Options that the command line and the pytest plugin share, defined once for both
+(pytest-benchmark's ``add_*_options(addoption, prefix)`` pattern): each function takes an
+``addoption`` - an argparse parser's ``add_argument`` or a pytest option group's
+``addoption``, which take the same keywords - and a prefix ("gelucheck-" in the plugin, whose
+options are all prefixed so that they coexist with a project's own)."""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .backends.registry import FRAMEWORKS
+
+AddOption = Callable[..., object]
+
+
+def add_impl_options(addoption: AddOption, prefix: str = "") -> None:
+    """--impl (a user's callable, repeatable) and --framework (what it takes and returns)."""
+    addoption(f"--{prefix}impl", action="append", default=None, metavar="MOD:FN",
+              help="your callable, e.g. mypkg.act:gelu (repeatable; imported from the current "
+              f"folder too), of the --{prefix}function it computes")
+    addoption(f"--{prefix}framework", default="numpy", choices=FRAMEWORKS,
+              help="what your callable takes and returns: numpy arrays or torch tensors "
+              "(default: numpy)")
+
+
+def add_budgets_option(addoption: AddOption, prefix: str = "", default_help: str = "") -> None:
+    """--budgets FILE: the recorded budgets a run is judged against."""
+    addoption(f"--{prefix}budgets", default=None, metavar="FILE",
+              help="judge the results against this budgets file: worse than recorded fails, "
+              f"and so does a recorded defect that no longer shows{default_help}")
+
+
+def add_range_option(addoption: AddOption, option: str = "--range") -> None:
+    """The float32 encodings an exhaustive sweep covers (sweep.runner.parse_range reads it)."""
+    addoption(option, default=None, metavar="START:STOP",
+              help="float32 encodings to sweep, in hex, STOP excluded (default: all 2^32)")
