@@ -201,3 +201,32 @@ def raises_at_planted_tiny(x):
     if np.any(x.view(np.uint32) == PLANTED_TINY):
         raise ValueError("planted error")
     return rounded_gelu(x)
+
+
+def _libm(name):
+    from gelucheck.backends import find
+
+    return find(f"libm:{name}")[0]
+
+
+def erf_scipy_once(x):
+    """SciPy's double erf rounded once to float32: correctly rounded but for near-ties."""
+    return narrow(special.erf(x.astype(np.float64)), "float32")
+
+
+def erfc_scipy_once(x):
+    return narrow(special.erfc(x.astype(np.float64)), "float32")
+
+
+def _one_up_every_fifth(y):
+    y[::5] = np.nextafter(y[::5], np.float32(np.inf))
+    return y
+
+
+def erff_one_up(x):
+    """The C library's erff, one ulp up at every fifth input."""
+    return _one_up_every_fifth(_libm("erff")(x))
+
+
+def erfcf_one_up(x):
+    return _one_up_every_fifth(_libm("erfcf")(x))

@@ -8,7 +8,6 @@ import pytest
 
 from gelucheck import published
 from gelucheck.backends.registry import get_backend
-from gelucheck.cli import main
 from gelucheck.functions import ERF, ERFC, GELU, PHI
 from gelucheck.report import tables
 from gelucheck.results import AccuracyResult, ErrorFigures, Identity
@@ -89,12 +88,6 @@ def test_impossible_results_by_hand():
     nan = np.array([math.nan, -math.nan])  # NaN of either sign bit: the ulp error's job
     assert not ERF.impossible(np.array([1.0, 1.0]), nan).any()
     assert not ERFC.impossible(np.array([1.0, -1.0]), nan).any()
-
-
-def test_the_sweep_refuses_a_function_it_has_no_proven_reference_for(capsys):
-    assert main(["sweep", "--backend", "libm:erff", "--function", "erf", "--no-progress"]) == 2
-    err = capsys.readouterr().err
-    assert "no exhaustive sweep of erf" in err and "proven" in err
 
 
 def test_the_json_report_carries_the_documented_bound_and_reads_back(tmp_path):

@@ -150,12 +150,10 @@ GELU_TANH_GRAD = Function("gelu_tanh_grad", "derivative of the tanh form", DERIV
                           derivative_of="gelu_tanh",
                           mp_scale=mpformulas.gelu_tanh_prime_scale,
                           mp_slope=mpformulas.gelu_tanh_prime2, arb=arbformulas.gelu_tanh_grad)
-_NO_ERF_SWEEP = ("its sweep needs a proven fast float64 reference of its own, which is not "
-                 "built yet (docs/design.md, The sweep)")
 ERF = Function("erf", "error function erf(x) = 2/√π ∫₀ˣ exp(-t²) dt", ODD, mpformulas.erf,
-               arb=arbformulas.erf, inputs=ERF_FAMILY, no_sweep=_NO_ERF_SWEEP)
+               arb=arbformulas.erf, inputs=ERF_FAMILY)
 ERFC = Function("erfc", "complementary error function erfc(x) = 1 - erf(x)", COMPLEMENT,
-                mpformulas.erfc, arb=arbformulas.erfc, inputs=ERF_FAMILY, no_sweep=_NO_ERF_SWEEP)
+                mpformulas.erfc, arb=arbformulas.erfc, inputs=ERF_FAMILY)
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (PHI, GELU, GELU_TANH, PHI_GRAD,
                                                        GELU_GRAD, GELU_TANH_GRAD, ERF, ERFC)}

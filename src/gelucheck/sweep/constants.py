@@ -22,3 +22,11 @@ ONE_UP = 1.0 + 2.0**-52
 TAIL_FLOOR = 2.0**-200
 
 DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
+
+# erf and erfc (sweep/erf_reference.py): 2/√π, the tiny part's slope; where float32 results
+# reach their limits for good: |erf| >= 6 is 1 - 2.2e-17 inside (-1, 1), erfc from 12 on is
+# below 2^-200 (TAIL_FLOOR), erfc <= -6 is 2 less 2.2e-17 - kept just inside, on their side.
+TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+ERF_FAR = 6.0
+ERFC_RIGHT = 12.0
+TWO_DOWN = 2.0 - 2.0**-52

@@ -44,7 +44,7 @@ from ..functions import (
     get_function,
 )
 from ..reference.mpref import minimum
-from . import loops, phi_table
+from . import erf_reference, loops, phi_table
 from .constants import (
     CUBIC,
     DROPPED,
@@ -298,6 +298,8 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
 
 def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
     """v and unit for an ascending float64 x; returns the indices that need mpmath."""
+    if function in erf_reference.FUNCTIONS:
+        return erf_reference.fill(function, x64, v, unit)
     if function in SMOOTH:
         return _fill_smooth(function, x64, v, unit)
     parts = _parts(x64, function)
@@ -396,7 +398,8 @@ def warm_kernels(functions=None) -> float | None:
     if loops.kernels() is None:
         return None
     begun = time.perf_counter()
-    wanted = COMPILED if functions is None else [get_function(f) for f in functions]
+    wanted = (COMPILED + erf_reference.FUNCTIONS if functions is None
+              else [get_function(f) for f in functions])
     wanted = {GELU if f == PHI else f for f in wanted}  # Φ's loops are GELU's (a flag)
     middles = [f for f in COMPILED if f in wanted]
     x32 = np.array([0.5, 0.75], dtype=np.float32)
@@ -409,6 +412,10 @@ def warm_kernels(functions=None) -> float | None:
         v, unit = np.empty(2), np.empty(2)
         for function in middles:
             _compiled_middle(function, x, v, unit)
+    for function in erf_reference.FUNCTIONS:
+        if function in wanted:
+            for x in (x32, x32.astype(np.float64)):
+                erf_reference.fill(function, x, v, unit)
     loops.kernels().score(x32, v, unit)
     loops.kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
@@ -574,6 +581,8 @@ def _tanh_grad_edges() -> tuple[float, ...]:
 
 def one_compiled_run(function: Function, a: float, b: float) -> bool:
     """Whether one loop of _compiled_run computes a monotone run of inputs from a to b."""
+    if function in erf_reference.FUNCTIONS:
+        return loops.erf_kernels() is not None  # its loops take any monotone run
     if function not in COMPILED or not loops.kernels():
         return False
     lo, hi = sorted((a, b))
@@ -601,6 +610,9 @@ def _compiled_run(function: Function, x: np.ndarray):
     copy, no reversal); None for any other run, or without numba."""
     if not len(x):
         return None
+    if function in erf_reference.FUNCTIONS and loops.erf_kernels():  # any monotone run
+        v, unit = np.empty(len(x)), np.empty(len(x))
+        return v, unit, erf_reference.doubts(function, x, v, unit)
     first, last = float(x[0]), float(x[-1])
     if not one_compiled_run(function, first, last):
         return None

@@ -175,7 +175,7 @@ def known_kind(function: Function, first: float, last: float) -> str | None:
     if lo > right_edge(function):
         return "right"
     a, b = abs(first), abs(last)
-    if ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < KNOWN_TINY[function]
+    if ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < KNOWN_TINY.get(function, 0.0)
             and math.frexp(a)[1] == math.frexp(b)[1]):
         return "tiny"
     return None

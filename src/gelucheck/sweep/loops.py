@@ -14,3 +14,13 @@ def kernels():
     except ImportError:
         return None
     return compiled
+
+
+def erf_kernels():
+    """The compiled loops of erf's and erfc's reference (sweep/erf_kernels.py), where
+    kernels() has numba; else None (the erf family's sweep has no NumPy path)."""
+    if kernels() is None:
+        return None
+    from . import erf_kernels as compiled
+
+    return compiled

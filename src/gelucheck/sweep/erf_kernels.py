@@ -1,0 +1,116 @@
+"""The compiled loops of erf's and erfc's sweep reference (sweep/erf_reference.py;
+docs/design.md, The sweep of erf and erfc): the C library's double erf and erfc (numba's
+math.erf and math.erfc call them), erf's series for small |x|, the limits kept on their
+side, and each value's float32 unit and doubt as kernels._judge decides them for Φ."""
+import math
+
+import numpy as np
+from numba import njit
+
+from .constants import (
+    ERF_FAR,
+    ERFC_RIGHT,
+    ONE_DOWN,
+    ONE_UP,
+    TAIL_FLOOR,
+    TWO_DOWN,
+    TWO_OVER_SQRT_PI,
+)
+from .kernels import ONE_BITS, QUANTUM, SMALLEST_NORMAL, _judge, _judge_below
+
+TINY = 2.0**-30  # below it erf is 2x/√π to 2^-61 relative (the next term, x²/3)
+# |x| < SERIES_EDGE: erf = 2x/√π·S(x²), S(t) = Σ (-t)^n / (n!(2n+1)), highest term first; the
+# first left out, t^8/(8!·17), is below 2^-67 of S there. No library call: the loop
+# vectorizes, and most of the middle's encodings lie here.
+SERIES_EDGE = 0.125
+ERF_SERIES = np.array([(-1.0) ** n / (math.factorial(n) * (2 * n + 1)) for n in range(7, -1, -1)])
+TWO_BITS = 0x4000000000000000  # 2.0's encoding
+BELOW_ONE_UNIT = 2.0**-24  # float32's ulp in [1/2, 1)
+BELOW_TWO_UNIT = 2.0**-23  # in [1, 2)
+
+
+@njit(cache=True, error_model="numpy")
+def erf_block(x, bound, v, unit, doubt):
+    """erf at every x (any order) into v, float32's ulp of the exact value into unit, and
+    whether v lies within ``bound`` (relative) of a float32, a rounding midpoint or a power of
+    two (doubt). |erf| < 1 however close: from ERF_FAR on, and wherever the C library's value
+    comes within the bound of ±1, v is kept just inside with its side known."""
+    slack = np.int64(bound * 2.0**53)  # the bound in float64 last places of v's binade
+    subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        a = abs(xi)
+        if a >= ERF_FAR:
+            v[i], unit[i], doubt[i] = math.copysign(ONE_DOWN, xi), BELOW_ONE_UNIT, False
+        elif a < TINY:
+            v[i], unit[i], doubt[i] = _judge(TWO_OVER_SQRT_PI * xi, False, slack,
+                                             subnormal_slack, True)
+        else:  # erf is odd: its magnitude from erf(|x|), which approaches 1 from below
+            m, u, d = _judge_below(math.erf(a), ONE_BITS, False, slack, subnormal_slack)
+            v[i], unit[i], doubt[i] = math.copysign(m, xi), u, d
+
+
+@njit(cache=True, error_model="numpy")
+def erfc_block(x, bound, v, unit, doubt):
+    """erfc as erf_block computes erf: 2 less a little from -ERF_FAR down and wherever the
+    value comes within the bound of 2 (x < 0), TAIL_FLOOR from ERFC_RIGHT on (below the
+    quantum by far), 1 - 2x/√π for tiny |x| on x's side of 1 (the only float32 boundary that
+    near), and values below float32's normal range (x > 9.2) tested against its quantum."""
+    slack = np.int64(bound * 2.0**53)
+    subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        if xi <= -ERF_FAR:
+            v[i], unit[i], doubt[i] = TWO_DOWN, BELOW_TWO_UNIT, False
+        elif xi >= ERFC_RIGHT:
+            v[i], unit[i], doubt[i] = TAIL_FLOOR, QUANTUM, False
+        elif abs(xi) < TINY:
+            value = 1.0 - TWO_OVER_SQRT_PI * xi
+            if xi > 0:
+                v[i], unit[i] = min(value, ONE_DOWN), BELOW_ONE_UNIT
+            else:  # erfc(±0) = 1 exactly
+                v[i], unit[i] = (max(value, ONE_UP) if xi < 0 else 1.0), BELOW_TWO_UNIT
+            doubt[i] = False
+        elif xi < 0:
+            v[i], unit[i], doubt[i] = _judge_below(math.erfc(xi), TWO_BITS, False, slack,
+                                                   subnormal_slack)
+        else:
+            v[i], unit[i], doubt[i] = _judge(math.erfc(xi), False, slack, subnormal_slack, True)
+
+
+@njit(cache=True, error_model="numpy")
+def tiny_block(x, complement, bound, subnormal, v, unit, doubt):
+    """erf_block's or erfc_block's part |x| < TINY, in a loop of its own that vectorizes:
+    ``subnormal``: whether some |x| here is below 2^-125 (erf's value may be subnormal)."""
+    slack = np.int64(bound * 2.0**53)
+    subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        if complement:
+            value = 1.0 - TWO_OVER_SQRT_PI * xi
+            above = xi < 0
+            v[i] = max(value, ONE_UP) if above else (min(value, ONE_DOWN) if xi > 0 else 1.0)
+            unit[i] = BELOW_ONE_UNIT if xi > 0 else BELOW_TWO_UNIT
+            doubt[i] = False
+        else:
+            v[i], unit[i], doubt[i] = _judge(TWO_OVER_SQRT_PI * xi, False, slack,
+                                             subnormal_slack, subnormal)
+
+
+@njit(cache=True, fastmath={"contract"}, error_model="numpy")
+def series_block(x, complement, bound, v, unit, doubt):
+    """erf (or erfc = 1 - erf) for TINY <= |x| < SERIES_EDGE from the series, Horner's scheme
+    in t = x² (exact for float32 x): no value here comes near 0, 1 or 2's float32 boundaries
+    but through the doubt test."""
+    slack = np.int64(bound * 2.0**53)
+    subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
+    for i in range(x.shape[0]):
+        xi = np.float64(x[i])
+        t = xi * xi
+        s = ERF_SERIES[0]
+        for c in ERF_SERIES[1:]:
+            s = s * t + c
+        value = TWO_OVER_SQRT_PI * xi * s
+        if complement:
+            value = 1.0 - value
+        v[i], unit[i], doubt[i] = _judge(value, False, slack, subnormal_slack, False)

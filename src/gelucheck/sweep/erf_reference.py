@@ -1,0 +1,98 @@
+"""The sweep's fast float64 reference for erf and erfc (docs/design.md, The sweep of erf and
+erfc): the C library's double erf and erfc in a compiled loop (sweep/erf_kernels.py), whose
+error this module checks against the stored mpmath values before a sweep relies on it, with
+Arb (or mpmath) for the inputs whose float64 value lies too close to a float32 rounding
+boundary for BOUND - as for Φ."""
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+from ..errors import UsageError
+from ..formats import FLOAT32
+from ..functions import ERF, ERFC, Function
+from . import loops
+from .constants import TAIL_FLOOR
+
+FUNCTIONS = (ERF, ERFC)
+# The float64 value's error, relative, that the doubt test allows: glibc documents its
+# double erf and erfc within 1 and 2 ulps (2^-52, 2^-51) on x86_64; check_library holds the
+# library in use within BOUND / CHECK_MARGIN at every stored float32 sample.
+BOUND = 2.0**-46
+CHECK_MARGIN = 16
+
+
+def require(function: Function) -> None:
+    """A clear error, before any work, where the erf family's sweep cannot run here."""
+    if function not in FUNCTIONS:
+        return
+    if loops.erf_kernels() is None:
+        raise UsageError(f"no exhaustive sweep of {function.name} without numba: its reference "
+                         "calls the C library's double erf in a compiled loop; pip install "
+                         "'gelucheck[fast]'")
+    worst, at = library_error(function)
+    if worst > BOUND / CHECK_MARGIN:
+        raise UsageError(
+            f"no exhaustive sweep of {function.name} with this C library: its double "
+            f"{function.name} errs by {worst:.3g} (relative) at x = {at!r} of the stored "
+            f"float32 samples, beyond the {BOUND / CHECK_MARGIN:.3g} the sweep's proof allows "
+            "(docs/design.md, The sweep of erf and erfc)")
+
+
+@cache
+def library_error(function: Function) -> tuple[float, float]:
+    """(the largest relative error of the float64 values at gelucheck's stored float32
+    samples of the function, where it is worst), against their mpmath values."""
+    from ..checks.data import table
+
+    stored = table(FLOAT32, function)
+    x = stored.x.astype(np.float32)
+    order = np.argsort(x, kind="stable")  # ascending, as fill takes them (NaN last)
+    x, exact = x[order], stored.exact(function).astype(np.float64)[order]
+    v, unit = np.empty(len(x)), np.empty(len(x))
+    fill(function, x, v, unit)
+    # (where the exact value is below TAIL_FLOOR, v is TAIL_FLOOR: far below any quantum)
+    finite = np.isfinite(x) & (np.abs(exact) > TAIL_FLOOR)
+    error = np.abs(v[finite] - exact[finite]) / np.abs(exact[finite])
+    worst = int(np.argmax(error))
+    return float(error[worst]), float(x[finite][worst])
+
+
+def fill(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """v and unit at monotone float32 inputs x (or float64 holding float32 values), as
+    fastref's _fill gives them; returns the indices whose rounding the bound leaves open, for
+    the proofs."""
+    return np.flatnonzero(doubts(function, x, v, unit))
+
+
+def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """fill's v and unit in x's own order (ascending or descending: a block of negative
+    encodings descends), and where each v is in doubt. The parts |x| < TINY and |x| <
+    SERIES_EDGE in loops of their own, which vectorize; the rest calls the C library (or its
+    closed forms) input by input."""
+    compiled = loops.erf_kernels()
+    if compiled is None:
+        require(function)  # raises: no NumPy path for the erf family
+    doubt = np.empty(len(x), dtype=np.bool_)
+    complement = function == ERFC
+    edges = [-compiled.SERIES_EDGE, -compiled.TINY, compiled.TINY, compiled.SERIES_EDGE]
+    n = len(x)
+    descending = n > 1 and x[0] > x[-1]
+    ascending = x[::-1] if descending else x  # a view: no copy
+    cuts = np.searchsorted(ascending, edges, "left").tolist()
+    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, n])):
+        if b <= a:
+            continue
+        if descending:
+            a, b = n - b, n - a
+        part = (x[a:b], BOUND, v[a:b], unit[a:b], doubt[a:b])
+        if k == 2:
+            ends = (abs(float(x[a])), abs(float(x[b - 1])))
+            subnormal = bool(min(ends) < 2.0**-125 or np.signbit(x[a]) != np.signbit(x[b - 1]))
+            compiled.tiny_block(part[0], complement, BOUND, subnormal, *part[2:])
+        elif k in (1, 3):
+            compiled.series_block(part[0], complement, *part[1:])
+        else:
+            (compiled.erfc_block if complement else compiled.erf_block)(*part)
+    return doubt
