@@ -5,11 +5,25 @@
 options are all prefixed so that they coexist with a project's own)."""
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 
 from .backends.registry import FRAMEWORKS
+from .errors import UsageError, choose
 
 AddOption = Callable[..., object]
+
+
+def choices(kind: str, valid):
+    """An argparse type: the object a name stands for (the name itself for a plain list),
+    resolved here once; an unknown name is a usage error that lists the valid ones."""
+    def parse(value: str):
+        try:
+            return choose(kind, value, valid)
+        except UsageError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    parse.__name__ = kind
+    return parse
 
 
 def add_impl_options(addoption: AddOption, prefix: str = "") -> None:
@@ -17,7 +31,7 @@ def add_impl_options(addoption: AddOption, prefix: str = "") -> None:
     addoption(f"--{prefix}impl", action="append", default=None, metavar="MOD:FN",
               help="your callable, e.g. mypkg.act:gelu (repeatable; imported from the current "
               f"folder too), of the --{prefix}function it computes")
-    addoption(f"--{prefix}framework", default="numpy", choices=FRAMEWORKS,
+    addoption(f"--{prefix}framework", default="numpy", type=choices("framework", FRAMEWORKS),
               help="what your callable takes and returns: numpy arrays or torch tensors "
               "(default: numpy)")
 

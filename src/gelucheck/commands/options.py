@@ -8,22 +8,10 @@ import sys
 from collections.abc import Sequence
 
 from ..backends.registry import DEVICES, FRAMEWORKS
-from ..errors import UsageError, choose
+from ..errors import UsageError
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
-from ..shared_options import add_budgets_option, add_impl_options
-
-
-def choices(kind: str, valid):
-    """An argparse type: the object a name stands for (the name itself for a plain list),
-    resolved here once; an unknown name is a usage error that lists the valid ones."""
-    def parse(value: str):
-        try:
-            return choose(kind, value, valid)
-        except UsageError as exc:
-            raise argparse.ArgumentTypeError(str(exc)) from None
-    parse.__name__ = kind
-    return parse
+from ..shared_options import add_budgets_option, add_impl_options, choices
 
 
 def backend_spec(text: str) -> str:
@@ -81,7 +69,7 @@ def add_impl(p) -> None:
 
 def add_user_options(p) -> None:
     """How a user's --impl callable is called (a command that takes --impl its own way)."""
-    p.add_argument("--framework", default="numpy", choices=FRAMEWORKS,
+    p.add_argument("--framework", default="numpy", type=choices("framework", FRAMEWORKS),
                    help="what your callable takes and returns: numpy or torch (default: numpy)")
     add_device_options(p)
 
