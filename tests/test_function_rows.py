@@ -27,11 +27,13 @@ def test_every_row_has_every_facet_or_says_why_not(function):
     for name in (function.approximates, function.derivative_of):
         assert name is None or name in FUNCTIONS
     assert (function.curvature is not None) == function.has_minimum
-    if function.no_sweep is None:
-        from gelucheck.sweep.erf_reference import FUNCTIONS as ERF_SWEPT
-        from gelucheck.sweep.fastref import COMPILED, FAR_LEFT
+    if function.no_sweep is None:  # the module its row names computes its reference
+        import importlib
 
-        assert (function in COMPILED or function in ERF_SWEPT) and function in FAR_LEFT
+        from gelucheck.sweep.edges import FAR_LEFT
+
+        module = importlib.import_module(f"gelucheck.sweep.{function.sweep_reference}")
+        assert function in module.FUNCTIONS and function in FAR_LEFT
     else:
         with pytest.raises(UsageError, match=f"no exhaustive sweep of {function.name}"):
             function.require_sweep()
@@ -120,3 +122,15 @@ def test_a_row_without_data_is_refused_with_the_command_that_builds_it(monkeypat
 
     with pytest.raises(ReferenceDataError, match="reference build --function phi_twice"):
         store.load(FLOAT32, TOY)
+
+
+def test_a_row_whose_sweep_module_has_no_reference_for_it_is_refused_by_name():
+    from gelucheck.sweep.runner import check_function
+
+    unswept = Function("phi_thrice", "Φ(3x): a row with no fast reference", functions.CDF,
+                       lambda x: TOY.mp(x))
+    with pytest.raises(UsageError, match="gelucheck.sweep.fastref, which its row names, "
+                       "computes no reference for it"):
+        check_function(unswept)
+    with pytest.raises(UsageError, match="no exhaustive sweep of phi_twice: a toy"):
+        check_function(TOY)

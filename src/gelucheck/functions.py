@@ -68,6 +68,9 @@ class Function:
     inputs: InputPlan = field(default=GELU_FAMILY, compare=False)
     # f''(x*) at the interior minimum, which sizes the window the minimum check scans.
     curvature: float | None = None
+    # The module of gelucheck.sweep that computes its fast float64 reference for the
+    # exhaustive float32 sweep (docs/design.md, The sweep; erf's: The sweep of erf and erfc)
+    sweep_reference: str = "fastref"
     # Why the exhaustive float32 sweep has no proven fast reference for it (None: it has one).
     no_sweep: str | None = None
 
@@ -151,9 +154,10 @@ GELU_TANH_GRAD = Function("gelu_tanh_grad", "derivative of the tanh form", DERIV
                           mp_scale=mpformulas.gelu_tanh_prime_scale,
                           mp_slope=mpformulas.gelu_tanh_prime2, arb=arbformulas.gelu_tanh_grad)
 ERF = Function("erf", "error function erf(x) = 2/√π ∫₀ˣ exp(-t²) dt", ODD, mpformulas.erf,
-               arb=arbformulas.erf, inputs=ERF_FAMILY)
+               arb=arbformulas.erf, inputs=ERF_FAMILY, sweep_reference="erf_reference")
 ERFC = Function("erfc", "complementary error function erfc(x) = 1 - erf(x)", COMPLEMENT,
-                mpformulas.erfc, arb=arbformulas.erfc, inputs=ERF_FAMILY)
+                mpformulas.erfc, arb=arbformulas.erfc, inputs=ERF_FAMILY,
+                sweep_reference="erf_reference")
 
 FUNCTIONS: dict[str, Function] = {f.name: f for f in (PHI, GELU, GELU_TANH, PHI_GRAD,
                                                        GELU_GRAD, GELU_TANH_GRAD, ERF, ERFC)}

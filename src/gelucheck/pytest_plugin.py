@@ -201,8 +201,9 @@ def _consistency_params(metafunc):
 
 
 def _sweep_params(metafunc):
+    from .errors import UsageError
     from .formats import FLOAT32
-    from .sweep.runner import parse_range, tasks
+    from .sweep.runner import check_function, parse_range, tasks
 
     impls, _, skipped = _selected_implementations(metafunc.config)
     impls = [i for i in impls if FLOAT32 in i.dtypes]
@@ -210,10 +211,20 @@ def _sweep_params(metafunc):
     by_function = {}
     for i in impls:
         by_function.setdefault(i.function, []).append(i)
-    params = [pytest.param((fn, group, task), marks=pytest.mark.exhaustive,
-                           id=f"{fn.name}-{task[0]:08x}-{task[1]:08x}")
-              for fn, group in by_function.items() for task in tasks(*span)]
-    metafunc.parametrize("sweep_case", params + _skip_params(skipped, pytest.mark.exhaustive))
+    params, refused = [], []
+    for fn, group in by_function.items():
+        try:
+            check_function(fn)
+        except UsageError as exc:  # (no numba for erf's loops, say): skipped with the reason
+            refused.append(pytest.param(None, marks=[pytest.mark.skip(reason=str(exc)),
+                                                     pytest.mark.exhaustive],
+                                        id=f"{fn.name}-no-sweep"))
+            continue
+        params += [pytest.param((fn, group, task), marks=pytest.mark.exhaustive,
+                                id=f"{fn.name}-{task[0]:08x}-{task[1]:08x}")
+                   for task in tasks(*span)]
+    metafunc.parametrize("sweep_case", params + refused
+                         + _skip_params(skipped, pytest.mark.exhaustive))
 
 
 def only_functions(*functions):

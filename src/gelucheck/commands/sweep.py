@@ -43,12 +43,10 @@ def add(sub) -> None:
 def run(args) -> int:
     from .. import output_files
     from ..report import jsonio, tables
-    from ..sweep import erf_reference
-    from ..sweep.runner import check_dtype, parse_range, sweep
+    from ..sweep.runner import check_dtype, check_function, parse_range, sweep
 
     check_dtype(args.dtype)
-    args.function.require_sweep()
-    erf_reference.require(args.function)  # the C library's erf checked, before any work
+    check_function(args.function)  # erf's: the C library checked, before any work
     span = parse_range(args.range)
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")

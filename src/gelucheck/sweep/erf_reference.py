@@ -15,7 +15,7 @@ from ..functions import ERF, ERFC, Function
 from . import loops
 from .constants import TAIL_FLOOR
 
-FUNCTIONS = (ERF, ERFC)
+FUNCTIONS = (ERF, ERFC)  # what its loops compute (the rows name this module)
 # The float64 value's error, relative, that the doubt test allows: glibc documents its
 # double erf and erfc within 1 and 2 ulps (2^-52, 2^-51) on x86_64; check_library holds the
 # library in use within BOUND / CHECK_MARGIN at every stored float32 sample.

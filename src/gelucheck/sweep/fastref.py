@@ -450,8 +450,10 @@ NORMAL_ABOVE = -12.0
 # (kernels.phi_direct's ``limited``)
 LIMITED_FROM = 7.5
 
-# What the compiled loops compute: every function
+# What the compiled loops compute: every function of this module's (FUNCTIONS: the rows
+# that name it as their sweep reference must be among them)
 COMPILED = (PHI, GELU, GELU_TANH, GELU_GRAD, PHI_GRAD, GELU_TANH_GRAD)
+FUNCTIONS = COMPILED
 # The tanh form's loops (kernels.tanh_block): values may be subnormal below -9.5 (the tanh
 # form there is -6.7e-33, normal), and come within RELATIVE_BOUND of x from 6 on (1 - σ(2u)
 # there is 1.4e-11, 2^-36 - farther below)

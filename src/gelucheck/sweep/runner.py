@@ -3,6 +3,7 @@ checkpointed per task so that an interrupted sweep resumes where it stopped."""
 from __future__ import annotations
 
 import ctypes
+import importlib
 import multiprocessing
 import os
 import time
@@ -31,6 +32,24 @@ FORMAT_VERSION = 1
 
 class SweepError(UsageError):
     """A sweep that cannot run as asked, with the reason."""
+
+
+def check_function(function: Function) -> None:
+    """A clear error, before any work, where the function cannot be swept: its row says why
+    not, the module its row names computes no reference for it, or that module cannot here
+    (erf's: no numba, or a C library beyond its bound)."""
+    function.require_sweep()
+    name = f"gelucheck.sweep.{function.sweep_reference}"
+    try:
+        module = importlib.import_module(name)
+    except ImportError as exc:
+        raise SweepError(f"no exhaustive sweep of {function.name}: its row names {name}, "
+                         f"which cannot be imported ({exc})") from None
+    if function not in getattr(module, "FUNCTIONS", ()):
+        raise SweepError(f"no exhaustive sweep of {function.name}: {name}, which its row names, "
+                         "computes no reference for it (docs/design.md, Adding a function)")
+    if hasattr(module, "require"):
+        module.require(function)
 
 
 def parse_range(text: str | None) -> tuple[int, int]:
