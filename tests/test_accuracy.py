@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from gelucheck import measurement
-from gelucheck.checks import accuracy, data
+from gelucheck.checks import accuracy, reference_data
 from gelucheck.formats import FORMATS
 from gelucheck.functions import GELU
 from gelucheck.results import AccuracyResult, DriftResult
@@ -25,7 +25,7 @@ from gelucheck.suite.test_matrix import (  # noqa: F401 - collected here too
 def test_reference_drift_is_the_published_maximum(dtype):
     """docs/design.md: max |GELU - GELU_tanh| = 4.7324e-4 at x = ±2.69894, from the stored exact
     values (the samples come within 1e-7 of the maximum; the curve is flat there)."""
-    tab = data.table(dtype, "gelu")
+    tab = reference_data.table(dtype, "gelu")
     d = np.abs(tab.exact("gelu") - tab.exact("gelu_tanh"))
     i = int(np.argmax(d))
     assert d[i] == pytest.approx(4.7324e-4, abs=2e-7)
@@ -46,7 +46,7 @@ def test_quick_gelu_drift_matches_mpmath():
     quick = find("variants:quick_gelu")[0]
     float64 = FORMATS["float64"]
     result = accuracy.measure(quick, float64)
-    tab = data.table(float64, "gelu")
+    tab = reference_data.table(float64, "gelu")
     got = np.max(np.abs(quick(tab.x) - tab.exact(GELU)))
     assert got <= float(worst) * (1 + 1e-9)
     assert got == pytest.approx(float(worst), rel=1e-3)  # the dense sample nearly hits the peak

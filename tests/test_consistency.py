@@ -5,14 +5,14 @@ import pytest
 
 from gelucheck import judge
 from gelucheck.backends import Implementation, find, select
-from gelucheck.checks import consistency, data
+from gelucheck.checks import consistency, reference_data
 from gelucheck.formats import FORMATS
 
 F16, F32 = FORMATS["float16"], FORMATS["float32"]
 
 
 def _subset(fmt, step=13):
-    return data.table(fmt, "gelu").x[::step]
+    return reference_data.table(fmt, "gelu").x[::step]
 
 
 @pytest.mark.parametrize("impl", [i for i in select(["numpy", "scipy", "variants"])
@@ -87,7 +87,7 @@ def test_the_one_element_path_is_what_torch_returns_near_2p127():
     import torch.nn.functional as F
 
     impl = find("torch:F.gelu", "gelu")[0]
-    tab = data.table(F32, "gelu")
+    tab = reference_data.table(F32, "gelu")
     x = tab.x[np.abs(tab.x.astype(np.float64)) >= 2.0**126]
     result = consistency.check(impl, F32, inputs=x, lengths=False)
     bulk = F.gelu(torch.from_numpy(x.copy())).numpy()

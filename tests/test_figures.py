@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from gelucheck.backends import Implementation, ImplementationError
-from gelucheck.checks import accuracy, data, specials
+from gelucheck.checks import accuracy, reference_data, specials
 from gelucheck.formats import FLOAT16
 
 X0 = 1.5  # where the planted errors sit: region 1<=x<5
@@ -32,7 +32,7 @@ def _ulps_from_mpmath(y: float, x: float) -> float:
 def _planted(changes: dict[float, float] | None = None, name: str = "planted", **options):
     """Correctly rounded GELU (the stored rounded values, looked up by input), but the value
     given in ``changes`` at each of its inputs."""
-    tab = data.table(FLOAT16, "gelu")
+    tab = reference_data.table(FLOAT16, "gelu")
     rounded = tab.rounded("gelu")
     index = {float(v): i for i, v in enumerate(tab.x)}
 
@@ -60,7 +60,7 @@ def exact_at_x0():
 
 def test_a_correctly_rounded_implementation_scores_at_most_half_an_ulp():
     f = accuracy.measure(_planted(), FLOAT16).figures
-    n = len(data.table(FLOAT16, "gelu"))
+    n = len(reference_data.table(FLOAT16, "gelu"))
     assert f.n_inputs == n and n == 63488  # every finite float16: 2 * (2^15 - 2^10)
     assert f.not_correctly_rounded == 0 and f.n_infinite == 0
     assert 0.25 < f.max_ulp <= 0.5 and 0 < f.mean_ulp < 0.5
@@ -113,7 +113,7 @@ def test_a_nan_is_an_infinite_error_counted_apart_from_the_mean():
     assert math.isfinite(by["x<-5"].mean_ulp)
     # the mean of the finite errors: one fewer term, none of them changed
     n = f.n_inputs
-    tab = data.table(FLOAT16, "gelu")
+    tab = reference_data.table(FLOAT16, "gelu")
     i = int(np.flatnonzero(tab.x == np.float16(TAIL))[0])
     err_at_tail = _ulps_from_mpmath(float(tab.rounded("gelu")[i]), TAIL)
     assert f.mean_ulp == pytest.approx((clean.mean_ulp * n - err_at_tail) / (n - 1), rel=1e-9)
@@ -127,7 +127,7 @@ def test_an_error_of_zero_ulps_at_two_inputs_picks_no_worse_one():
 
 
 def test_all_nan_is_said_and_a_raise_is_a_failure():
-    tab = data.table(FLOAT16, "gelu")
+    tab = reference_data.table(FLOAT16, "gelu")
     nan = Implementation("test", "nan", "gelu", lambda x: np.full_like(x, np.nan),
                          native=("float16",))
     result = accuracy.measure(nan, FLOAT16)
@@ -157,7 +157,7 @@ def test_all_nan_is_said_and_a_raise_is_a_failure():
 def test_keep_errors_keeps_the_outputs_and_one_error_per_input(exact_at_x0):
     wrong = _next_up(exact_at_x0)
     result = accuracy.measure(_planted({X0: wrong}), FLOAT16, keep_errors=True)
-    tab = data.table(FLOAT16, "gelu")
+    tab = reference_data.table(FLOAT16, "gelu")
     i = int(np.flatnonzero(tab.x == np.float16(X0))[0])
     assert len(result.errors) == len(tab) and result.outputs[i] == np.float16(wrong)
     assert result.errors[i] == pytest.approx(_ulps_from_mpmath(wrong, X0), rel=1e-9)
@@ -265,7 +265,7 @@ def test_the_result_says_what_was_measured_how_and_where():
 
 
 def test_a_wider_computation_is_said_in_how():
-    tab = data.table(FLOAT16, "gelu")
+    tab = reference_data.table(FLOAT16, "gelu")
     rounded, x16 = tab.rounded("gelu"), tab.x
     index = {float(v): i for i, v in enumerate(x16)}
     wide = Implementation("test", "wide", "gelu",

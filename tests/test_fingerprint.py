@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from gelucheck.checks import data, fingerprint
+from gelucheck.checks import fingerprint, reference_data
 from gelucheck.cli import main
 from gelucheck.formats import FORMATS, narrow
 from gelucheck.functions import GELU, GELU_TANH
@@ -23,7 +23,7 @@ def _sigmoid_form(tab, fmt, k):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_correctly_rounded_exact_gelu_is_exact_by_the_whole_margin(dtype):
     fmt = FORMATS[dtype]
-    tab = data.table(fmt, "gelu")
+    tab = reference_data.table(fmt, "gelu")
     found = fingerprint.identify(tab, fmt, tab.rounded(GELU), "exact")
     assert (found.formula, found.margin, found.mismatch) == ("exact", 1.0, False)
 
@@ -31,7 +31,7 @@ def test_correctly_rounded_exact_gelu_is_exact_by_the_whole_margin(dtype):
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_the_tanh_form_declared_as_exact_gelu_is_flagged(dtype):
     fmt = FORMATS[dtype]
-    tab = data.table(fmt, "gelu")
+    tab = reference_data.table(fmt, "gelu")
     found = fingerprint.identify(tab, fmt, tab.rounded(GELU_TANH), "exact")
     assert found.formula == "tanh" and found.mismatch and found.margin == 1.0
 
@@ -39,7 +39,7 @@ def test_the_tanh_form_declared_as_exact_gelu_is_flagged(dtype):
 @pytest.mark.parametrize("k, name", [(1.702, "sigmoid_1.702"), (1.773, "sigmoid_1.773")])
 def test_each_sigmoid_constant_is_told_apart(k, name):
     fmt = FORMATS["float32"]
-    tab = data.table(fmt, "gelu")
+    tab = reference_data.table(fmt, "gelu")
     found = fingerprint.identify(tab, fmt, _sigmoid_form(tab, fmt, k), "exact")
     assert found.formula == name and found.mismatch
 
@@ -47,7 +47,7 @@ def test_each_sigmoid_constant_is_told_apart(k, name):
 def test_a_fifth_formula_is_none_of_these():
     """x·σ(1.5x) is nearest to x·σ(1.702x) but far from it: not named after it."""
     fmt = FORMATS["float32"]
-    tab = data.table(fmt, "gelu")
+    tab = reference_data.table(fmt, "gelu")
     found = fingerprint.identify(tab, fmt, _sigmoid_form(tab, fmt, 1.5), "sigmoid_1.702")
     assert found.formula == "none of these" and found.mismatch
 
@@ -56,7 +56,7 @@ def test_a_rough_exact_gelu_is_still_exact():
     """Exact GELU in float16 with every output moved by up to 2 ulps at random: where exact
     and tanh differ (by an ulp) the noise often lands on tanh's value, yet exact wins."""
     fmt = FORMATS["float16"]
-    tab = data.table(fmt, "gelu")
+    tab = reference_data.table(fmt, "gelu")
     bits = tab.rounded(GELU).view(np.int16)
     noisy = (bits + np.random.default_rng(0).integers(-2, 3, bits.size).astype(np.int16))
     found = fingerprint.identify(tab, fmt, noisy.view(np.float16), "exact")
@@ -66,7 +66,7 @@ def test_a_rough_exact_gelu_is_still_exact():
 
 def test_outputs_half_of_one_form_half_of_the_other_are_undecided():
     fmt = FORMATS["float32"]
-    tab = data.table(fmt, "gelu")
+    tab = reference_data.table(fmt, "gelu")
     half = np.arange(len(tab.x)) % 2 == 0
     mixed = np.where(half, tab.rounded(GELU), tab.rounded(GELU_TANH))
     found = fingerprint.identify(tab, fmt, mixed, "exact")

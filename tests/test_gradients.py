@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from gelucheck.checks import data, sign
+from gelucheck.checks import reference_data, sign
 from gelucheck.cli import main
 from gelucheck.formats import FORMATS
 from gelucheck.functions import FUNCTIONS, GELU_GRAD, PHI_GRAD
@@ -16,7 +16,7 @@ SQRT2 = math.sqrt(2)
 
 
 def _stored(name, function):
-    tab = data.table(FORMATS[name], "gelu")
+    tab = reference_data.table(FORMATS[name], "gelu")
     return tab.x.astype(np.float64), tab.exact(function)
 
 
@@ -24,7 +24,7 @@ def _exact_side(name, function, bound):
     """Where the exact value lies above ``bound``: decided by the correctly rounded value and
     the sign of its residual, which is kept where the difference is too small for a float64
     (GELU′(9) = 1 + 1e-18)."""
-    tab = data.table(FORMATS[name], "gelu")
+    tab = reference_data.table(FORMATS[name], "gelu")
     rounded, residual = tab.rounded(function).astype(np.float64), tab.residual(function)
     return (rounded > bound) | ((rounded == bound) & (np.copysign(1.0, residual) > 0))
 
@@ -86,7 +86,7 @@ def test_the_sign_check_finds_a_planted_wrong_sign():
     """An implementation correct but for a flipped sign at three inputs is caught, with them."""
     from gelucheck.backends import Implementation
 
-    tab = data.table(FORMATS["float32"], "gelu")
+    tab = reference_data.table(FORMATS["float32"], "gelu")
     rounded = tab.rounded(GELU_GRAD)
     far = np.flatnonzero((np.abs(tab.x.astype(np.float64)) > 2) & (rounded != 0))
     planted = {float(tab.x[i]) for i in far[[100, 5000, 20000]]}  # away from x*

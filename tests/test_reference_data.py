@@ -189,17 +189,17 @@ def test_residual_keeps_the_side_of_a_power_of_two():
     2^-25 and the float32 just below 1/2 is one ulp away (not half of one, as a float64 of
     the exact value - which is 1/2 itself - would say). Likewise GELU(16) = 16(1 - Q(16)) lies
     just below 16: its ulp is 2^-20."""
-    from gelucheck.checks import data
+    from gelucheck.checks import reference_data
     from gelucheck.ulp import ulp_error
 
-    tab = data.table("float32", "gelu")
+    tab = reference_data.table("float32", "gelu")
     x = tab.x.astype(np.float64)
     i = int(np.flatnonzero((x < 0) & (np.abs(x) < 2.0**-60))[0])
     below_half = np.float32(0.5) - np.float32(2.0**-25)
-    assert ulp_error([below_half], data.exact(tab, "phi")[i:i + 1], "float32")[0] == \
+    assert ulp_error([below_half], reference_data.exact(tab, "phi")[i:i + 1], "float32")[0] == \
         pytest.approx(1.0, abs=1e-9)
     j = int(np.flatnonzero(x == 16.0)[0])
     below_16 = np.float32(16) - np.float32(2.0**-20)
-    assert ulp_error([below_16], data.exact(tab, "gelu")[j:j + 1], "float32")[0] == \
+    assert ulp_error([below_16], reference_data.exact(tab, "gelu")[j:j + 1], "float32")[0] == \
         pytest.approx(1.0, abs=1e-9)
     assert np.signbit(tab.residual("gelu")[j]) and np.signbit(tab.residual("phi")[i])

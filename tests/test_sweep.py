@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from gelucheck.backends import find, load_user
-from gelucheck.checks import data
+from gelucheck.checks import reference_data
 from gelucheck.checks.regions import REGIONS, mask
 from gelucheck.cli import main
 from gelucheck.commands.sweep import _timing
@@ -49,7 +49,7 @@ def _bound_holds(function, x, exact):
 
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_bound_holds_on_the_stored_reference(function, sweep_path):
-    tab = data.table("float32", "gelu")
+    tab = reference_data.table("float32", "gelu")
     ok = _bound_holds(function, tab.x, tab.exact(function))
     assert ok.all(), tab.x[~ok][:5]
 
@@ -70,7 +70,7 @@ def test_bound_holds_on_a_fresh_random_sample_against_mpmath(function, sweep_pat
 
 def test_measured_worst_error_is_well_inside_the_bound(sweep_path):
     """The margin the docstrings promise: the fast float64 path is 2^4 or more inside."""
-    tab = data.table("float32", "gelu")
+    tab = reference_data.table("float32", "gelu")
     for function in FUNCTIONS:
         v = fastref.reference(function, tab.x)[0]
         e = tab.exact(function)
@@ -83,10 +83,11 @@ def test_units_agree_with_the_stored_residuals(sweep_path):
     (rounded, residual) pair implies - at powers of two and around 1/2 included."""
     from gelucheck.ulp import _ulp_of_exact
 
-    tab = data.table("float32", "gelu")
+    tab = reference_data.table("float32", "gelu")
     for function in FUNCTIONS:
         _, unit, _ = fastref.reference(function, tab.x)
-        assert np.array_equal(unit, _ulp_of_exact(data.exact(tab, function), FLOAT32)), function
+        exact = reference_data.exact(tab, function)
+        assert np.array_equal(unit, _ulp_of_exact(exact, FLOAT32)), function
 
 
 @pytest.mark.parametrize("function", ["gelu_grad", "gelu_tanh_grad"])
@@ -97,7 +98,7 @@ def test_the_series_about_x_star_is_exact_to_far_below_the_bound(function):
 
     f = get_function(function)
     centre = fastref._series(f)[0]
-    tab = data.table("float32", "gelu")
+    tab = reference_data.table("float32", "gelu")
     x64 = tab.x.astype(np.float64)
     near = np.abs(x64 - centre) < fastref.SERIES_WINDOW
     v = fastref._about_x_star(f, x64[near])
@@ -107,7 +108,7 @@ def test_the_series_about_x_star_is_exact_to_far_below_the_bound(function):
 
 
 def _window_around_minimum():
-    tab = data.table("float32", "gelu")
+    tab = reference_data.table("float32", "gelu")
     start = int(FLOAT32.bits_of(np.float32(-0.7517915)))
     lo, hi = start - 2000, start + 2000  # inside the stored window of 4,097 values
     x = FLOAT32.from_bits(np.arange(lo, hi, dtype=np.uint32))
@@ -126,12 +127,12 @@ def test_chunk_equals_the_stored_reference_on_shared_inputs(spec, function):
     impls = find(spec, function)
     lo, hi = _window_around_minimum()
     swept = chunk.evaluate(impls, function, lo, hi)["implementations"][f"{spec}/{function}"]
-    tab = data.table("float32", "gelu")
+    tab = reference_data.table("float32", "gelu")
     x = tab.x.astype(np.float64)
     shared = (x <= float(FLOAT32.from_bits(lo))) & (x >= float(FLOAT32.from_bits(hi - 1)))
     from gelucheck.ulp import ulp_error
 
-    err = ulp_error(impls[0](tab.x[shared]), data.exact(tab, function)[shared], FLOAT32)
+    err = ulp_error(impls[0](tab.x[shared]), reference_data.exact(tab, function)[shared], FLOAT32)
     assert swept["n"] == np.count_nonzero(shared) == hi - lo
     # the fast reference is within 2^-40 relative, so within 2^-40 * 2^24 = 2^-16 ulps
     assert swept["max_ulp"] == pytest.approx(err.max(), abs=2.0**-16)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .checks import data
+from .checks import reference_data
 from .checks.consistency import EXAMPLES
 from .errors import UsageError
 from .formats import get_format
@@ -111,13 +111,13 @@ def _compare_levels(per_level: dict, outputs: dict, levels: list[str]) -> list:
         found = ConsistencyResult(Identity(backend, name, function, dtype))
         own = measured.get((base, impl_id, function, dtype))
         found.bulk_max_ulp = own.max_ulp if own else None
-        tab = data.table(fmt, get_function(function))
+        tab = reference_data.table(fmt, get_function(function))
         y0f = y0.view(fmt.dtype)
         a = y0f.astype(np.float64)
         base_exact = Exact(a, np.copysign(0.0, a))  # y0 itself: a zero residual, signed
         stored = len(y0f) == len(tab.x)  # the outputs of the stored inputs, in order
         if stored:  # the figures the examples name, against the reference: once per case
-            exact = data.exact(tab, get_function(function))
+            exact = reference_data.exact(tab, get_function(function))
             bulk_err = ulp_error(y0f, exact, fmt)
         for level in levels[1:]:
             y = outputs[level].get(key)

@@ -3,7 +3,7 @@ special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
 from .backends import Implementation, backend_version
-from .checks import accuracy, data, drift, fingerprint, minimum, sign, specials
+from .checks import accuracy, drift, fingerprint, minimum, reference_data, sign, specials
 from .checks.profile import profile
 from .formats import Format
 from .progress import bar as progress_bar
@@ -18,7 +18,8 @@ def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Ac
         result.specials = specials.check(impl, fmt)
         result.sign = sign.check(impl, fmt, result.outputs)
         result.fingerprint = fingerprint.check(impl, fmt, result.outputs)
-        result.profile = profile(data.table(fmt, impl.reference_function).x, result.errors)
+        stored = reference_data.table(fmt, impl.reference_function)
+        result.profile = profile(stored.x, result.errors)
         if not keep_errors:
             result.errors = result.outputs = None
     return result

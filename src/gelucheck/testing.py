@@ -18,7 +18,7 @@ import numpy as np
 from .backends import Implementation
 from .backends.registry import DEVICES, FRAMEWORKS
 from .backends.tensors import tensor_kernel, torch_availability
-from .checks import accuracy, data, minimum, regions
+from .checks import accuracy, minimum, reference_data, regions
 from .checks.specials import check as check_specials
 from .errors import UsageError, choose
 from .formats import Format, get_format
@@ -65,7 +65,7 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
     if result.failure:
         raise AssertionError(f"{impl.name} {function.name} {fmt.name}: "
                              f"{result.failure.reason}")
-    tab = data.table(fmt, function)
+    tab = reference_data.table(fmt, function)
     x = tab.x
     where = _region_mask(x, region)
     errors = np.where(where, result.errors, -1.0)

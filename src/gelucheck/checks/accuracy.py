@@ -9,7 +9,7 @@ from ..backends import Implementation, ImplementationError
 from ..formats import Format
 from ..results import AccuracyResult, ErrorFigures, Failure, Identity
 from ..ulp import abs_error, ulp_error
-from . import data
+from . import reference_data
 from .regions import REGIONS, mask, region
 
 
@@ -40,14 +40,14 @@ def measure(impl: Implementation, fmt: Format, backend_version: str | None = Non
     function = impl.reference_function
     result = AccuracyResult(Identity.of(impl, fmt, backend_version), function.name,
                             impl.how(fmt), impl.description)
-    tab = data.table(fmt, function)
+    tab = reference_data.table(fmt, function)
     x = tab.x
     try:
         y = impl(x)
     except ImplementationError as exc:
         result.failure, result.n_tried = Failure(str(exc), exc.traceback), len(x)
         return result
-    exact = data.exact(tab, function)
+    exact = reference_data.exact(tab, function)
     errors = ulp_error(y, exact, fmt)
     absolute = abs_error(y, exact, fmt)
     wrong = ~correctly_rounded(y, tab.rounded(function))

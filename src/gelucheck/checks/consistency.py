@@ -24,7 +24,7 @@ from ..backends import Implementation, ImplementationError
 from ..formats import Format, narrow
 from ..results import ConsistencyResult, Failure, Identity, PathFigures
 from ..ulp import ulp_error
-from . import data
+from . import reference_data
 from .padded_rows import MAX_LENGTH, padded_rows
 
 EXAMPLES = 3
@@ -102,14 +102,14 @@ def check(impl: Implementation, fmt: Format, inputs: np.ndarray | None = None,
     ``inputs``): per path, how many outputs differ bit for bit, the largest difference in
     ulps of the bulk output, examples, and the path's own worst ulp error."""
     function = impl.reference_function
-    tab = data.table(fmt, function)
+    tab = reference_data.table(fmt, function)
     x = tab.x if inputs is None else inputs
     result = ConsistencyResult(Identity.of(impl, fmt))
     if inputs is None:
-        exact = data.exact(tab, function)
+        exact = reference_data.exact(tab, function)
     else:
         index = np.searchsorted(tab.x.astype(np.float64), x.astype(np.float64))
-        exact = data.exact(tab, function)[index]
+        exact = reference_data.exact(tab, function)[index]
     try:
         base = impl(x)
     except ImplementationError as exc:

@@ -9,7 +9,7 @@ from ..formats import Format
 from ..functions import GELU, GELU_TANH
 from ..results import DriftFigures, DriftResult, Failure, MinimumFinding
 from ..ulp import ulp
-from . import data, minimum
+from . import minimum, reference_data
 from .accuracy import worst_index
 
 
@@ -36,7 +36,7 @@ def compare_outputs(x: np.ndarray, first: np.ndarray, second: np.ndarray, fmt: F
 
 def reference_drift(fmt: Format) -> DriftResult:
     """Correctly rounded exact GELU against the correctly rounded tanh form."""
-    tab = data.table(fmt, GELU)
+    tab = reference_data.table(fmt, GELU)
     shift = float(minimum.true_minimum(GELU_TANH)[0] - minimum.true_minimum(GELU)[0])
     return DriftResult("reference", GELU.name, GELU_TANH.name, fmt.name,
                        figures=compare_outputs(tab.x, tab.rounded(GELU), tab.rounded(GELU_TANH),
@@ -55,7 +55,7 @@ def backend_drift(exact_impl: Implementation | None, tanh_impl: Implementation, 
     """A backend's exact GELU against its tanh form (or a stand-in), on the stored inputs;
     with no exact GELU of its own, the correctly rounded one stands in. ``minima`` holds the
     minimum findings already measured, by (implementation id, function name, format)."""
-    tab = data.table(fmt, GELU)
+    tab = reference_data.table(fmt, GELU)
     x = tab.x
     out = DriftResult(exact_impl.backend if exact_impl else "reference",
                       exact_impl.name if exact_impl else GELU.name, tanh_impl.id, fmt.name,

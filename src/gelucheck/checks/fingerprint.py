@@ -15,7 +15,7 @@ from ..formats import Format, narrow
 from ..functions import GELU, GELU_TANH, X_TIMES_CDF
 from ..results import Fingerprint
 from ..ulp import Exact, ulp_error
-from . import data
+from . import reference_data
 
 WINDOW = (1 / 16, 5.0)  # |x|: below 1/16 every form is x/2 + O(x²) and they agree often
 # The winner must be preferred on at least 70% of the inputs that tell it from any rival; a
@@ -63,7 +63,7 @@ def check(impl: Implementation, fmt: Format, y: np.ndarray) -> Fingerprint | Non
     that are not GELU forms)."""
     if not applies(impl):
         return None
-    return identify(data.table(fmt, impl.reference_function), fmt, y, declared(impl))
+    return identify(reference_data.table(fmt, impl.reference_function), fmt, y, declared(impl))
 
 
 def identify(tab, fmt: Format, y: np.ndarray, expected: str | None) -> Fingerprint:

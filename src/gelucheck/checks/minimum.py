@@ -19,7 +19,7 @@ from ..functions import Function
 from ..reference.mpref import minimum, round_value
 from ..results import Failure, MinimumFinding
 from ..ulp import ulp_error
-from . import data
+from . import reference_data
 
 MAX_POINTS_PER_SIDE = 1 << 15
 
@@ -57,7 +57,7 @@ def check(impl: Implementation, fmt: Format) -> MinimumFinding | Failure | None:
     smallest = np.nanmin(y)
     on = np.flatnonzero(y == smallest)
     centre = len(xs) // 2  # window() puts the rounded x* in the middle
-    exact = data.exact_of(round_value(v_star, fmt), fmt)
+    exact = reference_data.exact_of(round_value(v_star, fmt), fmt)
     return MinimumFinding(
         x_star=float(x_star), x_star_rounded=float(rounded_x),
         plateau_lo=float(xs[on[0]]), plateau_hi=float(xs[on[-1]]),

@@ -11,7 +11,7 @@ from ..formats import Format
 from ..functions import DERIVATIVE, get_function
 from ..reference.mpref import round_value
 from ..results import Failure, SignFinding
-from . import data, minimum
+from . import minimum, reference_data
 
 EXAMPLES = 5
 
@@ -27,7 +27,7 @@ def check(impl: Implementation, fmt: Format, y: np.ndarray | None = None
     if not applies(impl):
         return None
     function = impl.reference_function
-    tab = data.table(fmt, function)
+    tab = reference_data.table(fmt, function)
     x = tab.x
     try:
         y = impl(x) if y is None else y

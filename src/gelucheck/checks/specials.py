@@ -11,7 +11,7 @@ from ..functions import Function
 from ..reference.mpref import correctly_rounded
 from ..results import Failure, SpecialOutcome
 from ..ulp import ulp_error
-from . import data
+from . import reference_data
 
 # A finite special passes within one ulp (faithful rounding); limits must be met exactly.
 FINITE_TOLERANCE_ULP = 1.0
@@ -28,7 +28,7 @@ def _expected(function: Function, label: str, x: float, fmt: Format):
     if label in function.limits:
         return function.limits[label], None
     r = correctly_rounded(function, x, fmt)
-    return float(FLOAT64.from_bits(r.float64_bits)), data.exact_of(r, fmt)
+    return float(FLOAT64.from_bits(r.float64_bits)), reference_data.exact_of(r, fmt)
 
 
 def check(impl: Implementation, fmt: Format) -> dict[str, SpecialOutcome] | Failure:

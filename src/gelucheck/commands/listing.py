@@ -31,7 +31,7 @@ def run(args) -> int:
 
 def _print_fingerprints(impl) -> None:
     """Per dtype, the formula the implementation's outputs compute (checks.fingerprint)."""
-    from ..checks import data, fingerprint
+    from ..checks import fingerprint, reference_data
     from ..errors import ImplementationError
     from ..report.tables import fingerprint_text
 
@@ -39,7 +39,8 @@ def _print_fingerprints(impl) -> None:
         return
     for fmt in impl.dtypes:
         try:
-            found = fingerprint.check(impl, fmt, impl(data.table(fmt, impl.reference_function).x))
+            stored = reference_data.table(fmt, impl.reference_function)
+            found = fingerprint.check(impl, fmt, impl(stored.x))
         except ImplementationError as exc:
             print(f"      {fmt.name:8s} fingerprint: ERROR {exc}")
             continue

@@ -191,7 +191,7 @@ def activation_drift(swap: Swap, lo: float, hi: float) -> dict:
     both: the per-input figure beside what the swap does to a whole network."""
     import torch
 
-    from ..checks.data import table
+    from ..checks.reference_data import table
     from ..formats import FLOAT32
     from ..functions import GELU
 

@@ -16,10 +16,10 @@ from gelucheck import judge
 from gelucheck.checks import (
     accuracy,
     consistency,
-    data,
     drift,
     fingerprint,
     minimum,
+    reference_data,
     sign,
     specials,
 )
@@ -82,7 +82,7 @@ def test_tanh_drift(drift_case):
     """The drift a backend shows stays within its two implementations' own errors of the
     mathematical drift: | max|a-b| - max|A-B| | <= max|a-A| + max|b-B| on the same inputs."""
     exact_impl, tanh_impl, fmt = drift_case
-    tab = data.table(fmt, GELU)
+    tab = reference_data.table(fmt, GELU)
     x = tab.x
     a = exact_impl(x).astype(np.float64) if exact_impl else tab.rounded(GELU).astype(np.float64)
     b = tanh_impl(x).astype(np.float64)
@@ -114,7 +114,7 @@ def test_fingerprint(accuracy_case, gelucheck_budgets, record_gelucheck):
     """The formula the outputs compute (exact, tanh, x·σ(1.702x), x·σ(1.773x)) is the one
     declared - or a recorded defect - and the one recorded in the budget."""
     impl, fmt = accuracy_case
-    found = fingerprint.check(impl, fmt, impl(data.table(fmt, impl.reference_function).x))
+    found = fingerprint.check(impl, fmt, impl(reference_data.table(fmt, impl.reference_function).x))
     assert found is not None and 0 < found.n_inputs
     result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, fingerprint=found)

@@ -44,7 +44,7 @@ def require(function: Function) -> None:
 def library_error(function: Function) -> tuple[float, float]:
     """(the largest relative error of the float64 values at gelucheck's stored float32
     samples of the function, where it is worst), against their mpmath values."""
-    from ..checks.data import table
+    from ..checks.reference_data import table
 
     stored = table(FLOAT32, function)
     x = stored.x.astype(np.float32)
