@@ -131,7 +131,7 @@ def test_report_writes_json_markdown_and_plots(tmp_path, capsys):
     pytest.importorskip("matplotlib", reason="matplotlib (the plots extra) is not installed")
     argv = ["report", "--backend", "scipy", "--backend", "numpy", "--dtype", "bfloat16",
             "--json", str(tmp_path / "r.json"), "--markdown", str(tmp_path / "r.md"),
-            "--plots", str(tmp_path / "plots"), "--no-progress"]
+            "--plots", str(tmp_path / "plots"), "--no-progress", "--details"]
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "Max / mean ulp error, all inputs (the mean of the finite errors)" in out
@@ -140,7 +140,9 @@ def test_report_writes_json_markdown_and_plots(tmp_path, capsys):
     assert "Infinity" not in text and "NaN" not in text  # strict JSON
     results = json.loads(text)["results"]
     assert {r["kind"] for r in results} == {"accuracy", "drift"}
-    assert "| implementation | function | bfloat16 |" in (tmp_path / "r.md").read_text()
+    markdown = (tmp_path / "r.md").read_text()
+    assert "| implementation | function | bfloat16 |" in markdown
+    assert markdown.index("<b>Summary: ") < markdown.index("<b>Max / mean ulp error")  # whole
     pngs = list((tmp_path / "plots").glob("*.png"))
     accuracy = [r for r in results if r["kind"] == "accuracy"]  # one plot each
     assert len(accuracy) >= 8 and len(pngs) == len(accuracy)
@@ -227,8 +229,11 @@ def test_a_report_explains_itself_and_ends_with_its_verdict(capsys, tmp_path):
     assert main(["check", "--backend", "scipy", "--function", "gelu", "--dtype", "float16",
                  "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert out.index("Legend: ") < out.index("Max / mean ulp error")
+    assert out.index("Legend: ") < out.index("Summary: ")
     assert '"0.5+"' in out and "not measured" in out
+    assert "Max / mean ulp error" not in out and "--details" in out  # one screen
+    summary = out[out.index("Summary: "):]
+    assert "scipy:x*ndtr" in summary and "within" in summary
     verdict = " ".join(out.rstrip().split("verdict: ")[-1].split())  # wrapped at 120 columns
     assert verdict.startswith("3 within budget, 0 worse than budget, 0 without a budget, "
                               "0 could not be measured")
@@ -242,13 +247,47 @@ def test_a_report_explains_itself_and_ends_with_its_verdict(capsys, tmp_path):
                      "--no-progress"]) == 0
     finally:
         sys.path.remove(str(tmp_path))
-    assert "verdict: 0 within budget, 0 worse than budget, 1 without a budget" in (
-        capsys.readouterr().out)
+    out = capsys.readouterr().out
+    assert "verdict: 0 within budget, 0 worse than budget, 1 without a budget" in out
+    row = next(line for line in out.splitlines() if line.startswith("user:mine:g"))
+    assert "no budget" in row and "(100%)" not in row  # x·0: right only where GELU rounds to 0
+
+
+def test_details_show_every_table_after_the_summary(capsys):
+    assert main(["check", "--backend", "scipy:x*ndtr", "--dtype", "float16", "--details",
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("Summary: ") < out.index("Max / mean ulp error") < out.index("Worst inputs")
+
+
+def test_the_summary_says_worse_and_names_the_defects_that_apply(capsys, tmp_path):
+    from gelucheck import budgets
+
+    own = budgets.load()
+    worse = tmp_path / "worse.toml"
+    text = budgets.DEFAULT_PATH.read_text()
+    key = '["scipy:x*ndtr".gelu.float32]'
+    start = text.index(key)
+    line = next(i for i in range(start, len(text)) if text.startswith("max_ulp = ", i))
+    end = text.index("\n", line)
+    worse.write_text(text[:line] + "max_ulp = 1.0" + text[end:])
+    assert main(["check", "--backend", "scipy:x*ndtr", "--dtype", "float32", "--budgets",
+                 str(worse), "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith("scipy:x*ndtr"))
+    assert "WORSE" in row
+    recorded = own.entries[("scipy:x*ndtr", "gelu", "float32")].get("defects", [])
+    assert recorded and all(d in out for d in recorded)
 
 
 def test_no_line_of_a_report_is_wider_than_120_columns(capsys):
     assert main(["report", "--backend", "numpy", "--backend", "scipy", "--backend", "variants",
                  "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    lines = (captured.out + captured.err).splitlines()
+    assert len(lines) > 10 and max(len(line) for line in lines) <= 120
+    assert main(["report", "--backend", "numpy", "--backend", "scipy", "--backend", "variants",
+                 "--details", "--no-progress"]) == 0
     captured = capsys.readouterr()
     lines = (captured.out + captured.err).splitlines()
     assert len(lines) > 100 and max(len(line) for line in lines) <= 120

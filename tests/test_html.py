@@ -35,6 +35,8 @@ def test_the_page_is_self_contained(page):
     assert text.count("<img") >= 4 and 'src="data:image/png;base64,' in text
     assert "Compare older -&gt; r" in text or "Compare older -> r" in text
     assert page.stat().st_size < 5e6
+    # the summary the terminal report opens with heads the page too
+    assert text.index("<h2>Summary: ") < text.index("<h2>Ulp error against x</h2>")
 
 
 @pytest.mark.slow  # a headless browser: seconds

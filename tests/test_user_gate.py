@@ -154,7 +154,7 @@ def test_an_impl_given_twice_is_refused(user, capsys):
 def test_a_backend_and_a_users_implementation_in_one_table(user, tmp_path, capsys):
     out = tmp_path / "r.json"
     assert main(["check", "--backend", "scipy:x*ndtr", "--impl", "mygelu:correct",
-                 "--function", "gelu", "--dtype", "float16", "--no-progress",
+                 "--function", "gelu", "--dtype", "float16", "--no-progress", "--details",
                  "--json", str(out)]) == 0
     ids = {(r["backend"], r["implementation"]) for r in json.loads(out.read_text())["results"]}
     assert ids == {("scipy", "x*ndtr"), ("user", "mygelu:correct")}

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .checks.regions import REGIONS
 from .errors import UsageError, choose
 from .functions import get_function
-from .report.tables import fmt_ulp
+from .report.cells import fmt_ulp
 from .results import AccuracyResult
 
 OVERALL = "all"

@@ -31,6 +31,7 @@ def add(sub) -> None:
                        "±max, ±min subnormal) misses its limit")
     options.add_isolation(check)
     options.add_levels(check)
+    options.add_details(check)
     check.set_defaults(handler=run_check)
     report = sub.add_parser("report", help="the whole accuracy matrix of every available "
                             "backend (and your --impl beside them)")
@@ -38,6 +39,7 @@ def add(sub) -> None:
     options.add_impl(report)
     options.add_isolation(report)
     options.add_levels(report)
+    options.add_details(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
     report.add_argument("--html", metavar="FILE", help="write one self-contained HTML page")
     report.add_argument("--consistency", action="store_true",
@@ -49,7 +51,7 @@ def add(sub) -> None:
 def _measure(args, with_drift: bool) -> int:
     from .. import budgets as budgets_mod
     from .. import judge, measurement, output_files
-    from ..report import tables
+    from ..report import summary, tables
     from ..results import AccuracyResult
 
     if args.cpu_capability:
@@ -79,7 +81,8 @@ def _measure(args, with_drift: bool) -> int:
 
         save_outputs(results, args.keep_outputs)
     _print_own_frames(results)
-    env = options.show(results, json_path, markdown_path)
+    against = budgets if budgets is not None else budgets_mod.load()  # gelucheck's own
+    env = options.show(results, json_path, markdown_path, against, args.details)
     failed = [r for r in results if r.failure]
     for r, failure in ((r, r.failure) for r in failed if r.failure):
         print(f"ERROR {r.label}: {failure.reason}")
@@ -95,25 +98,18 @@ def _measure(args, with_drift: bool) -> int:
     if html_path:
         from ..report import html
 
-        html_path.write_text(html.render([("report", results, env)]))
+        html_path.write_text(html.render([("report", results, env)], budgets=against))
         print(f"HTML report written to {html_path}")
     status = 0
     if budgets is not None:
         options.warn_stale(budgets, args.budgets, impls)
-    counts = {"within": 0, "better": 0, "worse": 0, "missing": 0, "failed": 0}
-    against = budgets if budgets is not None else budgets_mod.load()  # gelucheck's own
     for r in results:
-        if not isinstance(r, AccuracyResult):
-            continue
-        verdict = judge.judge(r, against)
-        kind = ("failed" if r.failure else "missing" if verdict.missing
-                else "worse" if verdict.worse else "within")
-        counts[kind] += 1
-        counts["better"] += kind == "within" and bool(verdict.better)
-        if budgets is not None:
+        if budgets is not None and isinstance(r, AccuracyResult):
+            verdict = judge.judge(r, budgets)
             if verdict.failed or verdict.better:
                 print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
             status |= verdict.failed
+    counts = summary.counts(results, against)
     status |= _gates(args, results)
     print(tables.wrapped(tables.verdict_line(counts) + (
         "" if budgets is not None else " (gelucheck's own budgets; --budgets FILE gates)")))

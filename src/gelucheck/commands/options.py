@@ -134,17 +134,25 @@ def selected(args) -> list:
     return chosen.implementations
 
 
-def show(results, json_path, markdown_path) -> dict:
-    """Print the tables (with the environment) and write the JSON and Markdown asked for;
-    returns the environment."""
+def add_details(p) -> None:
+    p.add_argument("--details", "-v", action="store_true",
+                   help="after the summary, every table: per region, the worst inputs, the "
+                   "minimum, the derivative's sign, the special inputs, fingerprints, drift "
+                   "(the Markdown and HTML always hold them)")
+
+
+def show(results, json_path, markdown_path, budgets=None, details: bool = True) -> dict:
+    """Print the tables (with the environment; with ``budgets``, the summary first, and
+    without ``details`` the summary alone) and write the JSON and Markdown asked for (the
+    Markdown whole); returns the environment."""
     from ..report import environment, jsonio, tables
 
     env = environment.describe(results)
-    print(tables.render(results, environment=env))
+    print(tables.render(results, environment=env, budgets=budgets, details=details))
     if json_path:
         jsonio.write(results, json_path)
     if markdown_path:
-        markdown_path.write_text(tables.render(results, "markdown", env))
+        markdown_path.write_text(tables.render(results, "markdown", env, budgets=budgets))
     return env
 
 

@@ -64,7 +64,7 @@ document.querySelectorAll('table.sortable th').forEach(th=>th.addEventListener('
 """
 
 
-KEY = ("<h2>Summary: max ulp error per implementation and dtype</h2>"
+KEY = ("<h2>Max ulp error per implementation and dtype, at a glance</h2>"
        '<p class="key"><span style="background:#1a9850">✓ correctly rounded</span>'
        '<span style="background:rgb(153,217,80)">≤1 faithful</span>'
        '<span style="background:rgb(255,38,80)">! worse (darker: more ulps, log '
@@ -277,10 +277,11 @@ def table_html(header: list[str], body: list[list]) -> str:
 
 def render(reports: list[tuple[str, list, dict | None]],
            compare_sections: list[tuple[str, dict]] | None = None,
-           extra: list[str] | None = None) -> str:
+           extra: list[str] | None = None, budgets=None) -> str:
     """The page for one or more (name, results, environment) reports; with several, each
     implementation is labelled with its report's name, so they sit side by side. ``extra``:
-    further sections (HTML), such as a study's, placed after the accuracy figures."""
+    further sections (HTML), such as a study's, placed after the accuracy figures; the summary
+    stands against ``budgets`` (gelucheck's own where None)."""
     results, environments = [], []
     for name, rs, env in reports:
         if len(reports) > 1:
@@ -295,7 +296,13 @@ def render(reports: list[tuple[str, list, dict | None]],
         parts.append(f'<p class="env"><b>{html.escape(name)}</b>: '
                      f"{html.escape(one_line(env))}</p>")
     functions = list(dict.fromkeys(r.identity.function for r in accuracy))
-    if accuracy:
+    if accuracy:  # the summary the terminal and the Markdown open with (report.summary)
+        from .. import budgets as budgets_mod
+        from . import summary
+
+        against = budgets if budgets is not None else budgets_mod.load()
+        parts.append(f"<h2>{html.escape(summary.TITLE)}</h2>"
+                     + table_html(*summary.rows(results, against)))
         parts.append(KEY)
     parts += [heatmap(accuracy, f) for f in functions]
     if accuracy:

@@ -2,45 +2,22 @@
 columns dtype, cells max and mean ulp; one overall and one per region; then drift."""
 from __future__ import annotations
 
-import math
-
 from .. import published
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
 from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SignFinding
-
-
-def fmt_ulp(value) -> str:
-    if value is None:  # a figure that was not measured: said, never shown as 0 or blank
-        return "not measured"
-    if isinstance(value, str):
-        value = float(value)
-    if math.isinf(value):
-        return "inf"
-    if value == 0:
-        return "0"
-    if value < 10:
-        return f"{value:.3g}"
-    return f"{value:.3g}" if value < 1e5 else f"{value:.2e}"
+from .cells import NOT_TAKEN, fmt_max, fmt_ulp  # noqa: F401 (read as tables.fmt_* too)
 
 
 def _cell(result: AccuracyResult | None, region: str | None) -> str:
     if result is None:
-        return ""
+        return NOT_TAKEN
     if result.failure:
         return "ERROR"
     if result.all_nan:
         return "all NaN"
     figures = result.figures if region is None else result.figures.region(region)
     return "" if figures is None else f"{fmt_max(figures)} / {fmt_ulp(figures.mean_ulp)}"
-
-
-def fmt_max(figures) -> str:
-    """The max ulp error; "0.5+" where it reads 0.5 yet some result is not correctly rounded
-    (an exact value a hair beyond a tie: its excess is below float64's resolution)."""
-    if figures.max_ulp <= 0.5 and figures.not_correctly_rounded:
-        return "0.5+"
-    return fmt_ulp(figures.max_ulp)
 
 
 def sweep_figures(result, swept: int | None = None) -> str:
@@ -355,7 +332,7 @@ Legend: figures are ulp errors against the correctly rounded value (0.5: correct
 "0.5+": within half an ulp, yet some results rounded the wrong way at a tie); "max / mean"
 is the largest error and the mean of the finite errors; inf: a NaN or inf where the value is
 finite (counted apart from the mean); ERROR: the implementation failed (said below the
-tables); "not measured": a figure nobody measured."""
+tables); "not measured": a figure nobody measured; "-": a dtype it does not take."""
 
 
 def verdict_line(counts: dict[str, int]) -> str:
@@ -366,18 +343,32 @@ def verdict_line(counts: dict[str, int]) -> str:
             "measured")
 
 
-def render(results: list, style: str = "plain", environment: dict | None = None) -> str:
+# The sections a report without --details keeps beside the summary: what no budget excuses
+ALWAYS = ("Results no value of the function can have (outside its range, or of the wrong sign)",)
+
+
+def render(results: list, style: str = "plain", environment: dict | None = None,
+           budgets=None, details: bool = True) -> str:
     """The report as text or Markdown; with ``environment``, a header that says where it was
-    measured. Markdown sections fold (<details>) so the page pastes into an issue."""
+    measured; with ``budgets``, the one-screen summary first (report.summary); without
+    ``details``, the summary alone (and what no budget excuses). Markdown sections fold
+    (<details>) so the page pastes into an issue."""
+    from . import summary
     from .environment import one_line
 
     parts = []
     if environment:
         parts.append(f"# gelucheck accuracy report\n\n{one_line(environment)}"
                      if style == "markdown" else wrapped(one_line(environment)))
-    if any(isinstance(r, AccuracyResult) for r in results):
+    accuracy = any(isinstance(r, AccuracyResult) for r in results)
+    if accuracy:
         parts.append(LEGEND)
-    for title, (header, body) in sections(results):
+    tables = sections(results)
+    if budgets is not None and accuracy:
+        tables.insert(0, (summary.TITLE, summary.rows(results, budgets)))
+    if not details and budgets is not None and accuracy:
+        tables = [t for t in tables if t[0] in (summary.TITLE, *ALWAYS) or _non_accuracy(t[0])]
+    for title, (header, body) in tables:
         if not body:
             continue
         if style == "markdown":
@@ -385,4 +376,12 @@ def render(results: list, style: str = "plain", environment: dict | None = None)
                          f"{markdown(header, body)}\n\n</details>")
         else:
             parts.append(f"{wrapped(title)}\n{plain(header, body)}")
+    if not details and budgets is not None and accuracy:
+        parts.append(wrapped(summary.MORE))
     return "\n\n".join(parts) + "\n"
+
+
+def _non_accuracy(title: str) -> bool:
+    """The sections of consistency results: a command that measured them (report
+    --consistency) shows them whatever --details says."""
+    return title.startswith(("Paths whose outputs", "Worst case over every call path"))
