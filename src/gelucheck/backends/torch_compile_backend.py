@@ -56,7 +56,7 @@ def load() -> Backend:
 
     def compiled_op(name: str) -> Implementation:
         """torch.compile of torch.erf or torch.erfc alone: Inductor's own kernels (a vectorized
-        one for contiguous input, a scalar one for strided: docs/findings.md)."""
+        one for contiguous input, a scalar one for strided: docs/findings/torch-2.13-cpu.md)."""
         op = getattr(torch, name)
         fn = torch_compile(lambda t: op(t), dynamic=True)
         forward = tensor_kernel(fn, "cpu")
