@@ -111,53 +111,71 @@ def _quiet(draw):
     return quiet
 
 
+FLOOR = 1e-3  # ulps: below a thousandth of an ulp nothing is worth seeing
+
+
 @_quiet
 def ulp_figure(results: list[AccuracyResult], title: str) -> str:
     """ulp error against x for several implementations on shared axes: asinh x axis (linear
-    near 0, log in the tails), region boundaries, the 0.5 ulp line, each worst input marked."""
+    near 0, log in the tails), region boundaries, the 0.5 ulp line, each worst input marked
+    (and named in the legend, outside the data: labels on the plot piled on each other).
+    Infinite errors (a NaN or inf where the function is finite) go to a band of their own
+    above, one row per implementation, so they neither stretch the axis nor hide among the
+    finite ones."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(11, 4))
+    fig, (band, ax) = plt.subplots(2, 1, figsize=(12, 4.8), sharex=True, layout="constrained",
+                                   gridspec_kw={"height_ratios": [1, 7]})
     lo, hi = math.inf, -math.inf
-    top = 1.0
+    top, any_infinite = 1.0, False
+    profiles = []
     for r in results:
         p = r.profile or {"x": [], "max_ulp": []}
-        x, e = np.array(p["x"]), np.array(p["max_ulp"], dtype=float)
-        if x.size:
-            finite = np.isfinite(e)
-            top = max(top, float(e[finite].max()) if finite.any() else top)
-    top = min(top, 1e250)  # inf, NaN drawn at 4 x top; log ticks overflow near 1e300
-    for k, r in enumerate(results):
-        p = r.profile or {"x": [], "max_ulp": []}
-        x, e = np.array(p["x"]), np.array(p["max_ulp"], dtype=float)
+        x, e = np.array(p["x"], dtype=float), np.array(p["max_ulp"], dtype=float)
+        profiles.append((r, x, e))
+        finite = np.isfinite(e)
+        if finite.any():
+            top = max(top, float(e[finite].max()))
+    top = min(top, 1e250)  # log ticks overflow near 1e300
+    for k, (r, x, e) in enumerate(profiles):
         if not x.size:
             continue
         t = transform(x)
         lo, hi = min(lo, t.min()), max(hi, t.max())
-        shown = np.minimum(np.where(np.isfinite(e), e, top * 4), top * 4)
-        (line,) = ax.plot(t, shown, ".", ms=3, label=r.identity.id)
+        finite = np.isfinite(e)
         f = r.figures
-        ax.plot(transform(f.worst_input), min(f.max_ulp, top * 4), "*", ms=12,
-                color=line.get_color(), markeredgecolor="k")
-        ax.annotate(f"{tables.fmt_max(f)} at {f.worst_input:.4g}",
-                    (float(transform(f.worst_input)), min(f.max_ulp, top * 4)),
-                    textcoords="offset points", xytext=(5, 4 + 9 * k), fontsize=7,
-                    color=line.get_color())
+        # errors below the axis floor (0 among them, which a log axis drops) drawn on it
+        (line,) = ax.plot(t[finite], np.maximum(e[finite], FLOOR), ".", ms=3,
+                          label=f"{r.identity.id}: max {tables.fmt_max(f)} at x = "
+                                f"{f.worst_input:.4g}")
+        if (~finite).any():
+            any_infinite = True
+            band.plot(t[~finite], np.full((~finite).sum(), k), "|", ms=8,
+                      color=line.get_color())
+        if math.isfinite(f.max_ulp):
+            ax.plot(transform(f.worst_input), f.max_ulp, "*", ms=12, color=line.get_color(),
+                    markeredgecolor="k")
     if math.isfinite(lo):
         for _, boundary, _ in REGIONS[1:]:
-            ax.axvline(float(transform(boundary)), color="#bbb", lw=0.7, ls=":")
+            for axis in (ax, band):
+                axis.axvline(float(transform(boundary)), color="#bbb", lw=0.7, ls=":")
         _ticks(ax, lo, hi)
     ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5 ulp (correctly rounded)")
     ax.set_yscale("log")
-    ax.set_ylim(1e-3, top * 8)  # below a thousandth of an ulp nothing is worth seeing
-    ax.set_ylabel("ulp error (inf/NaN drawn at the top)")
+    ax.set_ylim(FLOOR / 2, top * 4)
+    ax.set_ylabel(f"ulp error (below {FLOOR:g}: on the floor)")
     ax.set_xlabel(f"x  (asinh(x/{SCALE:g}) axis: linear near 0, logarithmic in the tails)")
-    ax.set_title(title)
-    ax.legend(fontsize=7, loc="upper left", ncol=2)
-    fig.tight_layout()
+    band.set_yticks([])
+    band.set_ylim(-0.5, max(len(results) - 0.5, 0.5))
+    band.set_ylabel("inf/NaN", rotation=0, ha="right", va="center", fontsize=8)
+    if not any_infinite:
+        band.text(0.5, 0.5, "no infinite error", transform=band.transAxes, ha="center",
+                  va="center", fontsize=7, color="grey")
+    band.set_title(title)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     return _png(fig)
 
 
@@ -173,8 +191,13 @@ def minimum_figure(results: list[AccuracyResult], title: str) -> str:
 
     found = [(r, r.minimum) for r in results if isinstance(r.minimum, MinimumFinding)]
     dtypes = [d for d in FORMATS if any(r.identity.dtype == d for r, _ in found)]
-    fig, axes = plt.subplots(1, max(len(dtypes), 1), figsize=(11, 3.2), squeeze=False)
-    for ax, dtype in zip(axes[0], dtypes):
+    columns = min(max(len(dtypes), 1), 2)  # panels of a readable size: two to a row
+    rows = -(-max(len(dtypes), 1) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(12, 4.6 * rows), squeeze=False,
+                             layout="constrained")
+    for ax in axes.flat[len(dtypes):]:
+        ax.set_visible(False)
+    for ax, dtype in zip(axes.flat, dtypes):
         here = [(r, m) for r, m in found if r.identity.dtype == dtype]
         x_star, v_star = here[0][1].x_star, here[0][1].exact_value
         curvature = get_function(here[0][0].identity.function).curvature
@@ -192,14 +215,13 @@ def minimum_figure(results: list[AccuracyResult], title: str) -> str:
         top = curvature / 2 * width * width  # plateaus far above the curve are cut off
         low = min(0.0, *(m.value - v_star for _, m in here))
         ax.set_ylim(low - 0.15 * top, top * 1.15)
-        ax.set_title(dtype, fontsize=9)
-        ax.set_xlabel("x - x*", fontsize=8)
-        ax.tick_params(labelsize=6)
-        ax.legend(fontsize=5, loc="upper center")
-    axes[0][0].set_ylabel("output - f(x*)", fontsize=8)
+        ax.set_title(dtype, fontsize=10)
+        ax.set_xlabel("x - x*", fontsize=9)
+        ax.set_ylabel("output - f(x*)", fontsize=9)
+        ax.tick_params(labelsize=8)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
     fig.suptitle(f"{title}: x* = {found[0][1].x_star:.17g}, f(x*) = "
-                 f"{found[0][1].exact_value:.17g}" if found else title, fontsize=9)
-    fig.tight_layout()
+                 f"{found[0][1].exact_value:.17g}" if found else title, fontsize=10)
     return _png(fig)
 
 
