@@ -2,6 +2,7 @@
 special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
+from . import signatures
 from .backends import Implementation, backend_version
 from .checks import accuracy, drift, fingerprint, minimum, reference_data, sign, specials
 from .checks.profile import profile
@@ -20,6 +21,10 @@ def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Ac
         result.fingerprint = fingerprint.check(impl, fmt, result.outputs)
         stored = reference_data.table(fmt, impl.reference_function)
         result.profile = profile(stored.x, result.errors)
+        function = impl.reference_function
+        result.diagnosis = signatures.diagnose(
+            function, fmt, stored.x, result.outputs, stored.rounded(function),
+            stored.exact(function), result.errors, result.fingerprint, result.specials)
         if not keep_errors:
             result.errors = result.outputs = None
     return result

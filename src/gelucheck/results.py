@@ -188,6 +188,34 @@ class Fingerprint:
         return self.declared is not None and self.formula not in (self.declared, "undecided")
 
 
+@dataclass(frozen=True)
+class Signature:
+    """A defect's mechanism found in one measurement (gelucheck.signatures), with its
+    evidence."""
+
+    name: str
+    count: int  # inputs that show it
+    first: float | None  # the smallest such input (None: not a property of inputs)
+    worst: float | None  # the one with the largest ulp error
+    region: str  # the region of the worst
+    advice: str  # one sentence a user can act on
+    detail: str = ""  # which format, which direction, which formula
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, d: dict) -> Signature:
+        return cls(**d)
+
+    def line(self) -> str:
+        """One line for a table or a failure message."""
+        what = f"{self.name}" + (f" ({self.detail})" if self.detail else "")
+        where = (f", from x = {self.first:.6g}, worst x = {self.worst:.6g} ({self.region})"
+                 if self.first is not None and self.worst is not None else "")
+        return f"{what}: {self.count:,} inputs{where} - {self.advice}"
+
+
 @dataclass
 class AccuracyResult:
     """One implementation in one dtype against the reference: the ulp error (and, when
@@ -207,6 +235,8 @@ class AccuracyResult:
     fingerprint: Fingerprint | None = None
     # ulp error against x in a few hundred bins (checks.profile): what plots are drawn from
     profile: dict | None = None  # how many inputs a failed measurement was given
+    # the defect signatures found (signatures.py): None where none was looked for
+    diagnosis: list | None = None
     # per-input ulp errors and outputs, kept (not written) for plots and assertions
     errors: np.ndarray | None = field(default=None, repr=False, compare=False)
     outputs: np.ndarray | None = field(default=None, repr=False, compare=False)
@@ -250,6 +280,8 @@ class AccuracyResult:
         if self.fingerprint is not None:
             out["fingerprint"] = {**asdict(self.fingerprint),
                                   "mismatch": self.fingerprint.mismatch}
+        if self.diagnosis is not None:
+            out["diagnosis"] = [d.to_json() for d in self.diagnosis]
         if self.profile is not None:
             out["profile"] = self.profile
         return out
@@ -268,7 +300,13 @@ class AccuracyResult:
                    d.get("n_inputs") if failure else None,
                    _part_from_json(d.get("fingerprint"), lambda f: Fingerprint(
                        **{k: v for k, v in f.items() if k != "mismatch"})),
-                   d.get("profile"))
+                   d.get("profile"), diagnosis=_diagnosis_from_json(d.get("diagnosis")))
+
+
+def _diagnosis_from_json(items):
+    if items is None:
+        return None
+    return [Signature.from_json(i) for i in items]
 
 
 @dataclass(frozen=True)

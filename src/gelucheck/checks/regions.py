@@ -28,3 +28,11 @@ def region(name: str, lo: float, hi: float, n: int, max_ulp: float, mean_ulp: fl
            worst_input, fmt: Format, not_correctly_rounded: int) -> Region:
     return Region(name, lo, hi, int(n), float(max_ulp), float(mean_ulp), float(worst_input),
                   fmt.hex(worst_input), int(not_correctly_rounded))
+
+
+def region_of(x: float) -> str:
+    """The name of the region x lies in (x = +inf in the last; NaN in none: "all")."""
+    for name, lo, hi in REGIONS:
+        if lo <= x < hi or (hi == math.inf and x == math.inf):
+            return name
+    return "all"

@@ -116,66 +116,72 @@ FLOOR = 1e-3  # ulps: below a thousandth of an ulp nothing is worth seeing
 
 @_quiet
 def ulp_figure(results: list[AccuracyResult], title: str) -> str:
-    """ulp error against x for several implementations on shared axes: asinh x axis (linear
-    near 0, log in the tails), region boundaries, the 0.5 ulp line, each worst input marked
-    (and named in the legend, outside the data: labels on the plot piled on each other).
-    Infinite errors (a NaN or inf where the function is finite) go to a band of their own
-    above, one row per implementation, so they neither stretch the axis nor hide among the
-    finite ones."""
+    """ulp error against x, small multiples: one panel per backend (its implementations
+    overlaid), all on one asinh x axis (linear near 0, log in the tails) and one log y axis, so
+    panels compare at a glance. In each: region boundaries, the 0.5 ulp line, each worst input
+    starred and named in the legend outside the data (labels on the plot piled on each
+    other); infinite errors (a NaN or inf where the function is finite) in a band of their own
+    above the panel, one row per implementation, so they neither stretch the axis nor hide
+    among the finite ones."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, (band, ax) = plt.subplots(2, 1, figsize=(12, 4.8), sharex=True, layout="constrained",
-                                   gridspec_kw={"height_ratios": [1, 7]})
-    lo, hi = math.inf, -math.inf
-    top, any_infinite = 1.0, False
-    profiles = []
+    families: dict[str, list] = {}
+    top, lo, hi = 1.0, math.inf, -math.inf
     for r in results:
         p = r.profile or {"x": [], "max_ulp": []}
         x, e = np.array(p["x"], dtype=float), np.array(p["max_ulp"], dtype=float)
-        profiles.append((r, x, e))
+        families.setdefault(r.identity.backend, []).append((r, x, e))
         finite = np.isfinite(e)
         if finite.any():
             top = max(top, float(e[finite].max()))
+        if x.size:
+            lo, hi = min(lo, float(transform(x).min())), max(hi, float(transform(x).max()))
     top = min(top, 1e250)  # log ticks overflow near 1e300
-    for k, (r, x, e) in enumerate(profiles):
-        if not x.size:
-            continue
-        t = transform(x)
-        lo, hi = min(lo, t.min()), max(hi, t.max())
-        finite = np.isfinite(e)
-        f = r.figures
-        # errors below the axis floor (0 among them, which a log axis drops) drawn on it
-        (line,) = ax.plot(t[finite], np.maximum(e[finite], FLOOR), ".", ms=3,
-                          label=f"{r.identity.id}: max {tables.fmt_max(f)} at x = "
-                                f"{f.worst_input:.4g}")
-        if (~finite).any():
-            any_infinite = True
-            band.plot(t[~finite], np.full((~finite).sum(), k), "|", ms=8,
-                      color=line.get_color())
-        if math.isfinite(f.max_ulp):
-            ax.plot(transform(f.worst_input), f.max_ulp, "*", ms=12, color=line.get_color(),
-                    markeredgecolor="k")
-    if math.isfinite(lo):
-        for _, boundary, _ in REGIONS[1:]:
-            for axis in (ax, band):
+    n = max(len(families), 1)
+    fig, axes = plt.subplots(2 * n, 1, figsize=(12, 0.6 + 3.2 * n), sharex=True,
+                             layout="constrained", squeeze=False,
+                             gridspec_kw={"height_ratios": [1, 6] * n})
+    for k, (backend, members) in enumerate(families.items()):
+        band, ax = axes[2 * k][0], axes[2 * k + 1][0]
+        infinite = False
+        for row, (r, x, e) in enumerate(members):
+            if not x.size:
+                continue
+            t, finite, f = transform(x), np.isfinite(e), r.figures
+            # errors below the axis floor (0 among them, which a log axis drops) drawn on it
+            (line,) = ax.plot(t[finite], np.maximum(e[finite], FLOOR), ".", ms=3,
+                              label=f"{r.identity.id}: max {tables.fmt_max(f)} at x = "
+                                    f"{f.worst_input:.4g}")
+            if (~finite).any():
+                infinite = True
+                band.plot(t[~finite], np.full((~finite).sum(), row), "|", ms=7,
+                          color=line.get_color())
+            if math.isfinite(f.max_ulp):
+                ax.plot(transform(f.worst_input), f.max_ulp, "*", ms=12,
+                        color=line.get_color(), markeredgecolor="k")
+        for axis in (ax, band):
+            for _, boundary, _ in REGIONS[1:]:
                 axis.axvline(float(transform(boundary)), color="#bbb", lw=0.7, ls=":")
-        _ticks(ax, lo, hi)
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5 ulp (correctly rounded)")
-    ax.set_yscale("log")
-    ax.set_ylim(FLOOR / 2, top * 4)
-    ax.set_ylabel(f"ulp error (below {FLOOR:g}: on the floor)")
-    ax.set_xlabel(f"x  (asinh(x/{SCALE:g}) axis: linear near 0, logarithmic in the tails)")
-    band.set_yticks([])
-    band.set_ylim(-0.5, max(len(results) - 0.5, 0.5))
-    band.set_ylabel("inf/NaN", rotation=0, ha="right", va="center", fontsize=8)
-    if not any_infinite:
-        band.text(0.5, 0.5, "no infinite error", transform=band.transAxes, ha="center",
-                  va="center", fontsize=7, color="grey")
-    band.set_title(title)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0)
+        ax.axhline(0.5, color="grey", lw=0.8, ls="--", label="0.5 ulp (correctly rounded)")
+        ax.set_yscale("log")
+        ax.set_ylim(FLOOR / 2, top * 4)
+        ax.set_ylabel("ulp error", fontsize=9)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), borderaxespad=0,
+                  title=backend, title_fontsize=8)
+        band.set_yticks([])
+        band.set_ylim(-0.5, max(len(members) - 0.5, 0.5))
+        band.set_ylabel("inf/NaN", rotation=0, ha="right", va="center", fontsize=7)
+        if not infinite:
+            band.text(0.5, 0.5, "no infinite error", transform=band.transAxes, ha="center",
+                      va="center", fontsize=7, color="grey")
+    if math.isfinite(lo):
+        _ticks(axes[-1][0], lo, hi)
+    axes[-1][0].set_xlabel(f"x  (asinh(x/{SCALE:g}) axis: linear near 0, logarithmic in the "
+                           f"tails); below {FLOOR:g} ulp: on the floor")
+    fig.suptitle(title)
     return _png(fig)
 
 

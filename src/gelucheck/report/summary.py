@@ -61,18 +61,22 @@ def rows(results: list, budgets: Budgets) -> tuple[list[str], list[list]]:
         if isinstance(r, AccuracyResult):
             by_row.setdefault((r.identity.id, r.identity.function), {})[r.identity.dtype] = r
     dtypes = [d for d in FORMATS if any(d in row for row in by_row.values())]
-    header = ["implementation", "function", *dtypes, "budget", "recorded defects"]
+    header = ["implementation", "function", *dtypes, "budget", "recorded defects",
+              "signatures found"]
     body = []
     for (name, function), row in by_row.items():
         stands = [standing(r, budgets) for r in row.values()]
         worst = min((kind for kind, _ in stands), key=STANDINGS.index)
         defects = sorted({d for _, found in stands for d in found})
+        found = list(dict.fromkeys(sig.name for r in row.values() for sig in r.diagnosis or ()))
+        looked = any(r.diagnosis is not None for r in row.values())
         body.append([name, function, *(cell(row.get(d)) for d in dtypes), SAID[worst],
-                     ", ".join(defects) or "-"])
+                     ", ".join(defects) or "-",
+                     ", ".join(found) or ("none" if looked else "not measured")])
     return header, body
 
 
 TITLE = ("Summary: max ulp error (share correctly rounded) per dtype, the standing against the "
-         "budget, the recorded defects that apply")
-MORE = ("per region, the worst inputs, the minimum, the derivative's sign, the special inputs, "
-        "fingerprints, drift: --details")
+         "budget, the recorded defects that apply, the defect signatures found")
+MORE = ("per region, the worst inputs, each signature's evidence, the minimum, the derivative's "
+        "sign, the special inputs, fingerprints, drift: --details")

@@ -91,6 +91,29 @@ def worst_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def signature_rows(results: list) -> tuple[list[str], list[list]]:
+    """Each signature found, with its evidence (gelucheck.signatures)."""
+    header = ["implementation", "function", "dtype", "signature", "inputs", "from x", "worst x",
+              "region"]
+    body = []
+    for r in _measured(results):
+        for sig in r.diagnosis or ():
+            body.append([r.identity.id, r.identity.function, r.identity.dtype,
+                         sig.name + (f" ({sig.detail})" if sig.detail else ""), f"{sig.count:,}",
+                         "-" if sig.first is None else f"{sig.first:.6g}",
+                         "-" if sig.worst is None else f"{sig.worst:.6g}", sig.region])
+    return header, body
+
+
+def signature_meanings(results: list) -> str:
+    """What each signature found means and what to do, once per name."""
+    seen: dict[str, str] = {}
+    for r in _measured(results):
+        for sig in r.diagnosis or ():
+            seen.setdefault(sig.name, sig.advice)
+    return "\n".join(wrapped(f"{name}: {advice}") for name, advice in seen.items())
+
+
 def minimum_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "plateau", "x* on it", "min value",
               "ulp error"]
@@ -309,6 +332,8 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     for name, _, _ in REGIONS:
         out.append((f"Max / mean ulp error, {name}", accuracy_rows(results, name)))
     out.append(("Worst inputs", worst_rows(results)))
+    out.append(("Defect signatures: the mechanism behind the errors (what each means: below)",
+                signature_rows(results)))
     out.append(("GELU's negative minimum", minimum_rows(results)))
     out.append(("Sign of the derivative", sign_rows(results)))
     out.append(("Special inputs that miss their limit", special_rows(results)))
@@ -376,6 +401,8 @@ def render(results: list, style: str = "plain", environment: dict | None = None,
                          f"{markdown(header, body)}\n\n</details>")
         else:
             parts.append(f"{wrapped(title)}\n{plain(header, body)}")
+        if title.startswith("Defect signatures"):
+            parts.append(signature_meanings(results))
     if not details and budgets is not None and accuracy:
         parts.append(wrapped(summary.MORE))
     return "\n\n".join(parts) + "\n"

@@ -1,0 +1,400 @@
+"""Defect signatures: why an implementation is wrong, read off one measurement - its outputs,
+the correctly rounded values and the exact ones at the stored inputs, the function's row and
+the format (docs/design.md, Defect signatures). Each detector is a small function that names
+a mechanism, with its evidence (how many inputs, the first and the worst, the region) and one
+sentence a user can act on; ``diagnose`` runs them all."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .checks.regions import region_of
+from .formats import FORMATS, Format, narrow
+from .functions import (
+    CDF,
+    COMPLEMENT,
+    DERIVATIVE,
+    ODD,
+    PDF,
+    X_TIMES_CDF,
+    Function,
+)
+from .results import Signature
+
+# A loss of relative accuracy this large (|y - f| >= half of |f|) is total: the digits are gone.
+TOTAL_LOSS = 0.5
+# A tail's cancellation: at least this many inputs, and this share of the tail inputs beyond
+# where it starts (it grows toward the tail; a few stray misroundings are not it)
+TAIL_MINIMUM, TAIL_SHARE = 3, 0.8
+# A narrower format's rounding: this share of the body's outputs lie on its grid, where the
+# correctly rounded values do not (at least LOW_MINIMUM of them)
+LOW_SHARE, LOW_MINIMUM = 0.9, 50
+# ...or the body's median error from 1/256 to 16 times the narrower rounding's scale, 2^(p - p')
+# (a constant in it costs less than a whole step), where
+# that scale is at least SCALE_FLOOR ulps
+SCALE_FLOOR = 256.0
+# Errors of one sign: this share of the misrounded outputs of the body, at least BIASED_MINIMUM
+# of them and BIASED_FRACTION of the body (a directed rounding misrounds about half of it; a
+# good kernel's few misroundings may lean one way without being one)
+BIASED_SHARE, BIASED_MINIMUM, BIASED_FRACTION = 0.95, 20, 0.2
+# The body, where a rounding's direction or grid shows without the tails' own mechanisms
+BODY = (0.125, 4.0)
+# Within this of x* GELU lies level to within a few ulps: not-monotone leaves it out
+MINIMUM_FLOOR = 2.0**-6
+# Below the minimum by more than this (ulps) is out of range
+MINIMUM_ULPS = 4.0
+# Turning back between neighbouring outputs this accurate (ulps) is a seam
+SEAM_ULPS = 4.0
+# Flushed subnormals: subnormal correctly rounded values at least this many quanta from 0, of
+# which at least FLUSH_SHARE are returned as 0 (or the smallest normal)
+FLUSH_QUANTA, FLUSH_SHARE = 4, 0.5
+
+
+@dataclass
+class Measured:
+    """What the detectors read: float64 views of one measurement."""
+
+    function: Function
+    fmt: Format
+    x: np.ndarray
+    y: np.ndarray
+    rounded: np.ndarray
+    exact: np.ndarray
+    errors: np.ndarray  # ulps
+
+    def evidence(self, where: np.ndarray, name: str, advice: str,
+                 detail: str = "") -> Signature | None:
+        if not where.any():
+            return None
+        idx = np.flatnonzero(where)
+        e = np.where(np.isnan(self.errors[idx]), np.inf, self.errors[idx])
+        worst = float(self.x[idx[int(np.argmax(e))]])
+        first = float(self.x[idx[int(np.argmin(np.abs(self.x[idx])))]])  # where it begins,
+        return Signature(name, int(idx.size), first, worst,  # coming from 0
+                         region_of(worst), advice, detail)
+
+    def lost(self) -> np.ndarray:
+        """Total loss of relative accuracy where the value is a normal number."""
+        normal = np.isfinite(self.exact) & (np.abs(self.exact) >= self.fmt.smallest_normal)
+        return normal & np.isfinite(self.y) & (np.abs(self.y - self.exact)
+                                               >= TOTAL_LOSS * np.abs(self.exact))
+
+
+def flush_to_zero(m: Measured) -> Signature | None:
+    quantum = 2.0**m.fmt.quantum_exponent
+    subnormal = (np.abs(m.rounded) < m.fmt.smallest_normal) & (m.rounded != 0)
+    deep = subnormal & (np.abs(m.rounded) >= FLUSH_QUANTA * quantum)
+    flushed = subnormal & ((m.y == 0) | (np.abs(m.y) == m.fmt.smallest_normal))
+    if not deep.any() or (flushed & deep).sum() < FLUSH_SHARE * deep.sum():
+        return None
+    # the normal values just above are right: a flush, not a cancellation reaching this far
+    near = (np.abs(m.rounded) >= m.fmt.smallest_normal) & (np.abs(m.rounded) <
+                                                            2.0**8 * m.fmt.smallest_normal)
+    if near.any() and (m.lost() & near).sum() > (1 - FLUSH_SHARE) * near.sum():
+        return None
+    return m.evidence(flushed, "flush-to-zero", "results below the smallest normal come back "
+                      "as 0 (or the smallest normal): a flush-to-zero mode or a kernel without "
+                      "subnormals - compute in a wider type, or keep subnormals on")
+
+
+def overflow(m: Measured) -> Signature | None:
+    where = np.isinf(m.y) & np.isfinite(m.exact) & np.isfinite(m.x)
+    return m.evidence(where, "overflow", "±inf where the value is finite: an intermediate "
+                      "overflows (x·(1+erf) before the ·0.5, x³ in the tanh form) - scale or "
+                      "reorder it")
+
+
+def nan_at_infinity(m: Measured) -> Signature | None:
+    where = np.isnan(m.y) & np.isinf(m.x)
+    return m.evidence(where, "nan-at-infinity", "NaN at ±inf, where the function has a limit: "
+                      "inf·0 or inf-inf in the formula - return the limit for infinite x")
+
+
+def nan(m: Measured) -> Signature | None:
+    where = np.isnan(m.y) & np.isfinite(m.x) & ~np.isnan(m.exact)
+    return m.evidence(where, "nan", "NaN at finite inputs where the function is defined: an "
+                      "intermediate overflows to inf and meets 0 or inf")
+
+
+def _tail_sides(function: Function) -> tuple[bool, bool]:
+    """(left, right): the tails where the function decays to 0."""
+    family = function.family
+    return (family in (CDF, X_TIMES_CDF, DERIVATIVE, PDF), family in (PDF, COMPLEMENT))
+
+
+def tail_cancellation(m: Measured) -> Signature | None:
+    normal = np.isfinite(m.exact) & (np.abs(m.exact) >= m.fmt.smallest_normal)
+    lost = m.lost()
+    left, right = _tail_sides(m.function)
+    found = np.zeros(len(m.x), dtype=bool)
+    for side, on in ((-1.0, left), (1.0, right)):
+        if not on:
+            continue
+        tail = normal & (side * m.x >= 1.0)
+        hit = lost & tail
+        if hit.sum() < TAIL_MINIMUM:
+            continue
+        start = np.min(side * m.x[hit])  # where the loss begins, going out
+        beyond = tail & (side * m.x >= start)
+        if hit.sum() >= TAIL_SHARE * beyond.sum():
+            found |= hit
+    return m.evidence(found, "tail-cancellation", "total loss of relative accuracy growing "
+                      "toward the tail, where the value is a normal number: 1+erf (or 1+tanh) "
+                      "cancels - use erfc of the other sign (Φ(x) = erfc(-x/√2)/2)")
+
+
+def absolute_error(m: Measured) -> Signature | None:
+    """Total loss of relative accuracy toward x = 0, where the function itself goes to 0
+    (erf, GELU) and its values are normal numbers: a kernel whose error is absolute."""
+    if m.function.family not in (ODD, X_TIMES_CDF):
+        return None
+    hit = m.lost() & (np.abs(m.x) < 1.0)
+    if hit.sum() < TAIL_MINIMUM:
+        return None
+    return m.evidence(hit, "absolute-error", "values near 0 lose all their digits: the "
+                      "kernel's error is absolute (results near 0 are multiples of a fixed "
+                      "step) - use the leading term there (erf(x) ≈ 2x/√π, GELU(x) ≈ x/2)")
+
+
+def _body(m: Measured) -> np.ndarray:
+    lo, hi = BODY
+    return (np.abs(m.x) >= lo) & (np.abs(m.x) <= hi) & np.isfinite(m.y) & np.isfinite(m.exact) \
+        & (m.exact != 0)
+
+
+def low_precision(m: Measured) -> Signature | None:
+    body = _body(m)
+    narrower = sorted((f for f in FORMATS.values() if f.precision < m.fmt.precision),
+                      key=lambda f: f.precision)  # the narrowest first: its grid is inside
+    for n in narrower:
+        inside = body & (np.abs(m.rounded) < n.max_finite) & (np.abs(m.rounded) >=
+                                                               n.smallest_normal)
+        with np.errstate(over="ignore", invalid="ignore"):
+            on_grid = narrow(m.y, n).astype(np.float64) == m.y
+            rounded_on_grid = narrow(m.rounded, n).astype(np.float64) == m.rounded
+        candidates = inside & ~rounded_on_grid
+        if candidates.sum() < LOW_MINIMUM:
+            continue
+        if (on_grid & candidates).sum() >= LOW_SHARE * candidates.sum():
+            return m.evidence(candidates & on_grid & (m.y != m.rounded), "low-precision",
+                              f"the results carry {n.name}'s precision inside {m.fmt.name}: "
+                              f"computed (or stored) in {n.name} - compute in {m.fmt.name}",
+                              detail=f"{n.name} inside {m.fmt.name}")
+    # off the narrower grid, yet with its rounding's error: constants or steps in the narrower
+    # format (the widest narrower format whose scale the body's median error matches)
+    errors = m.errors[body]
+    if errors.size < LOW_MINIMUM:
+        return None
+    median = float(np.median(errors))
+    for n in sorted(narrower, key=lambda f: -f.precision):
+        scale = 2.0 ** (m.fmt.precision - n.precision)
+        # (a scale of a few ulps is any rough kernel's: bfloat16 inside float16 is 8)
+        if scale >= SCALE_FLOOR and scale / 256 <= median <= scale * 16:
+            return m.evidence(body & (m.errors >= scale / 256), "low-precision",
+                              f"the errors are those of {n.name}'s rounding inside "
+                              f"{m.fmt.name} (median {median:.3g} ulps): a constant or a step "
+                              f"computed in {n.name} - compute in {m.fmt.name}",
+                              detail=f"{n.name} inside {m.fmt.name}")
+    return None
+
+
+def biased(m: Measured) -> Signature | None:
+    body = _body(m)
+    wrong = body & (m.y != m.rounded)
+    if wrong.sum() < max(BIASED_MINIMUM, BIASED_FRACTION * body.sum()):
+        return None
+    outward = (np.abs(m.y) > np.abs(m.exact))[wrong]
+    share = max(outward.mean(), 1 - outward.mean())
+    if share < BIASED_SHARE:
+        return None
+    direction = "away from zero" if outward.mean() > 0.5 else "toward zero"
+    return m.evidence(wrong, "biased", f"the misrounded results err {direction} almost "
+                      "everywhere: a directed rounding, or a result scaled by a constant that "
+                      "is not quite right", detail=direction)
+
+
+def out_of_range(m: Measured) -> Signature | None:
+    where = m.function.impossible(m.x, m.y)
+    what = "a value the function cannot have (outside its range, or of the wrong sign)"
+    if m.function.has_minimum:
+        from .reference.mpref import minimum
+
+        value = float(narrow(np.array([float(minimum(m.function, 40)[1])]), m.fmt)[0])
+        # more than MINIMUM_ULPS below the rounded minimum: a kernel good to a few ulps
+        # misrounds that far at x*, which is no overshoot
+        below = value - MINIMUM_ULPS * float(m.fmt.ulp_of(np.array([value]))[0])
+        where = where | (np.isfinite(m.y) & (m.y < below))
+        what += f", or more than {MINIMUM_ULPS:g} ulps below the minimum"
+    return m.evidence(where, "out-of-range", f"{what}: however few ulps, no correct result "
+                      "is there - look for a term that overshoots (tanh below -1, 1+erf)")
+
+
+_INCREASING = {CDF: 1, ODD: 1, COMPLEMENT: -1}
+
+
+def not_monotone(m: Measured) -> Signature | None:
+    """Descents between neighbouring inputs of a function that does not descend there (its
+    correctly rounded values do not): Φ, erf, and GELU right of x* rise, erfc falls - by more
+    than an ulp, which neighbours misrounded by an ulp each may wobble by - between outputs
+    within SEAM_ULPS of correct."""
+    order = np.argsort(m.x, kind="stable")
+    x, y, r = m.x[order], m.y[order], m.rounded[order]
+    # where the outputs are accurate (a seam between two good paths): large errors turn back
+    # as a consequence, which their own figures and signatures say
+    ok = np.isfinite(x) & np.isfinite(y) & (m.errors[order] <= SEAM_ULPS)
+    x, y, r, order = x[ok], y[ok], r[ok], order[ok]
+    if x.size < 2:
+        return None
+    if m.function.family in _INCREASING:
+        direction = np.full(x.size - 1, _INCREASING[m.function.family], dtype=float)
+    elif m.function.family == X_TIMES_CDF and m.function.has_minimum:
+        from .reference.mpref import minimum
+
+        x_star = float(minimum(m.function, 40)[0])
+        # rising right of x*, and off the minimum's floor, where the values lie level
+        direction = np.where(x[:-1] >= x_star + MINIMUM_FLOOR, 1.0, 0.0)
+    else:
+        return None
+    step = direction * (y[1:] - y[:-1])
+    # the rounded values rise here (where they stay level, as about x*, a wobble of the
+    # outputs is rounding noise, not a seam)
+    steady = direction * (r[1:] - r[:-1]) > 0
+    # a turn back of more than one ulp: neighbours each misrounded by an ulp wobble by one
+    unit = m.fmt.ulp_of(np.maximum(np.abs(y[1:]), np.abs(y[:-1])))
+    where = np.zeros(len(m.x), dtype=bool)
+    where[order[1:][(step < -unit) & steady & (direction != 0)]] = True
+    return m.evidence(where, "not-monotone", "outputs turn back between neighbouring inputs "
+                      "where the function is monotone: two code paths (a table seam, a switch "
+                      "of formula) that disagree at their boundary, or rounding noise above an "
+                      "ulp - sort or take argmax of these outputs with care")
+
+
+def wrong_sign(m: Measured) -> Signature | None:
+    if m.function.family not in (DERIVATIVE, PDF):
+        return None
+    where = (m.y != 0) & (m.exact != 0) & np.isfinite(m.y) & (np.sign(m.y) != np.sign(m.exact))
+    return m.evidence(where, "wrong-sign", "a derivative of the wrong sign sends training the "
+                      "wrong way however small it is: its terms cancel (GELU′ near x*) - "
+                      "evaluate them without cancellation")
+
+
+def false_zero(m: Measured) -> Signature | None:
+    if m.function.family not in (DERIVATIVE, PDF):
+        return None
+    where = (m.y == 0) & (m.rounded != 0)
+    return m.evidence(where, "false-zero", "a derivative returned as 0 where it is not: the "
+                      "gradient stops there (a tail computed as 1 - 1, or an underflow)")
+
+
+DETECTORS = (flush_to_zero, overflow, nan_at_infinity, nan, tail_cancellation, absolute_error,
+             low_precision, biased, out_of_range, not_monotone, wrong_sign, false_zero)
+NAMES = ("flush-to-zero", "overflow", "nan-at-infinity", "nan", "tail-cancellation",
+         "absolute-error", "low-precision", "biased", "wrong-form", "out-of-range",
+         "not-monotone", "wrong-sign", "false-zero", "path-dependent")
+
+
+def _specials(specials) -> list[Signature]:
+    """nan-at-infinity and overflow at the special inputs (checks.specials), which the stored
+    samples do not hold."""
+    if not isinstance(specials, dict):
+        return []
+    out = []
+    for label, name, advice in (
+            ("nan", "nan-at-infinity", "NaN at ±inf, where the function has a limit: inf·0 or "
+             "inf-inf in the formula - return the limit for infinite x"),
+            ("inf", "overflow", "±inf where the value is finite: an intermediate overflows "
+             "(x·(1+erf) before the ·0.5, x³ in the tanh form) - scale or reorder it")):
+        hit = [o.input for o in specials.values() if not o.ok and (
+            math.isnan(o.computed) if label == "nan" else math.isinf(o.computed)) and (
+            math.isinf(o.input) if label == "nan" else math.isfinite(o.expected))]
+        if hit:
+            first = min(hit, key=abs)
+            out.append(Signature(name, len(hit), first, first, region_of(first), advice,
+                                 detail="special inputs"))
+    return out
+
+
+def diagnose(function: Function, fmt: Format, x, y, rounded, exact, errors,
+             fingerprint=None, specials=None) -> list[Signature]:
+    """Every signature the measurement shows (none for a correctly rounded implementation);
+    ``specials``: the special inputs' outcomes, for the signatures at ±inf and ±max."""
+    as64 = lambda a: np.asarray(a).astype(np.float64)  # noqa: E731
+    with np.errstate(all="ignore"):
+        m = Measured(function, fmt, as64(x), as64(y), as64(rounded), as64(exact),
+                     np.asarray(errors, dtype=np.float64))
+        found = [s for s in (d(m) for d in DETECTORS) if s is not None]
+    names = {s.name for s in found}
+    found += [s for s in _specials(specials) if s.name not in names]
+    if fingerprint is not None and fingerprint.mismatch:
+        found.append(Signature("wrong-form", fingerprint.n_inputs, None, None, "all",
+                               f"the outputs compute {fingerprint.formula}, not the declared "
+                               f"{fingerprint.declared}: check the formula (or the exporter's "
+                               "approximate= flag)",
+                               detail=f"computes {fingerprint.formula}"))
+    return found
+
+
+def diagnose_paths(result) -> list[Signature]:
+    """path-dependent, from a consistency result: outputs that differ by call path."""
+    paths = [p for p in getattr(result, "paths", []) or [] if getattr(p, "n_differ", 0)]
+    if not paths:
+        return []
+    count = sum(p.n_differ for p in paths)
+    names = ", ".join(p.name for p in paths[:4]) + (" ..." if len(paths) > 4 else "")
+    return [Signature("path-dependent", int(count), None, None, "all",
+                      f"the same input gives other outputs by call path ({names}): the paths "
+                      "take different kernels - pin the path, or fix the kernels to agree",
+                      detail=f"{len(paths)} paths")]
+
+
+# Signatures of a whole call path, found by the consistency check, not by one measurement
+PATH_SIGNATURES = ("path-dependent",)
+ANY = "*"  # a recorded defect that explains every signature (quick_gelu is not GELU at all)
+
+
+def cross_check(results: list, budgets) -> tuple[list[str], list[str]]:
+    """The budgets' hand-written defects against the signatures found, per implementation and
+    function (a defect is recorded per dtype, and shows where the dtype lets it): (each
+    recorded defect whose signatures none of its results shows, each signature found that no
+    recorded defect of its entries names). A defect with ``signatures = []`` says why in
+    ``no_signature``; one whose signatures are a call path's is the consistency check's."""
+    from .results import AccuracyResult
+
+    groups: dict[tuple[str, str], tuple[set, set]] = {}
+    for r in results:
+        if not isinstance(r, AccuracyResult) or r.diagnosis is None:
+            continue
+        entry = budgets.get(r)
+        if entry is None:
+            continue
+        recorded, found = groups.setdefault((r.identity.id, r.identity.function), (set(), set()))
+        recorded.update(entry.get("defects", []))
+        found.update(s.name for s in r.diagnosis)
+    unmatched, unexplained = [], []
+    for (impl, function), (recorded, found) in sorted(groups.items()):
+        explained: set[str] = set()
+        for name in sorted(recorded):
+            defect = budgets.defects[name]
+            if "signatures" not in defect:
+                unmatched.append(f"{name}: names no signatures (nor no_signature's reason)")
+                continue
+            expected = set(defect["signatures"])
+            explained |= expected
+            if not expected:
+                if not defect.get("no_signature"):
+                    unmatched.append(f"{name}: signatures = [] without a no_signature reason")
+                continue
+            if ANY in expected or expected <= set(PATH_SIGNATURES) or defect.get(
+                    "signature_optional"):  # (explains these where they show; need not show)
+                continue
+            if not expected & found:
+                unmatched.append(f"{impl} {function}: recorded {name} (expects "
+                                 f"{', '.join(sorted(expected))}), found "
+                                 f"{', '.join(sorted(found)) or 'none'}")
+        if ANY not in explained:
+            for sig in sorted(found - explained):
+                unexplained.append(f"{impl} {function}: {sig} found, no recorded defect names "
+                                   f"it (recorded: {', '.join(sorted(recorded)) or 'none'})")
+    return unmatched, unexplained
