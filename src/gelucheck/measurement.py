@@ -21,10 +21,7 @@ def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Ac
         result.fingerprint = fingerprint.check(impl, fmt, result.outputs)
         stored = reference_data.table(fmt, impl.reference_function)
         result.profile = profile(stored.x, result.errors)
-        function = impl.reference_function
-        result.diagnosis = signatures.diagnose(
-            function, fmt, stored.x, result.outputs, stored.rounded(function),
-            stored.exact(function), result.errors, result.fingerprint, result.specials)
+        result.diagnosis = signatures.of_result(impl, fmt, result)
         if not keep_errors:
             result.errors = result.outputs = None
     return result

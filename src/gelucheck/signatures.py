@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -63,6 +64,7 @@ class Measured:
     rounded: np.ndarray
     exact: np.ndarray
     errors: np.ndarray  # ulps
+    order: np.ndarray | None = None  # the inputs' ascending order, where known already
 
     def evidence(self, where: np.ndarray, name: str, advice: str,
                  detail: str = "") -> Signature | None:
@@ -171,14 +173,17 @@ def low_precision(m: Measured) -> Signature | None:
     for n in narrower:
         inside = body & (np.abs(m.rounded) < n.max_finite) & (np.abs(m.rounded) >=
                                                                n.smallest_normal)
+        idx = np.flatnonzero(inside)  # (narrowing only these: it is the costly part)
         with np.errstate(over="ignore", invalid="ignore"):
-            on_grid = narrow(m.y, n).astype(np.float64) == m.y
-            rounded_on_grid = narrow(m.rounded, n).astype(np.float64) == m.rounded
-        candidates = inside & ~rounded_on_grid
+            on_grid = narrow(m.y[idx], n).astype(np.float64) == m.y[idx]
+            rounded_on_grid = narrow(m.rounded[idx], n).astype(np.float64) == m.rounded[idx]
+        candidates = ~rounded_on_grid
         if candidates.sum() < LOW_MINIMUM:
             continue
         if (on_grid & candidates).sum() >= LOW_SHARE * candidates.sum():
-            return m.evidence(candidates & on_grid & (m.y != m.rounded), "low-precision",
+            where = np.zeros(len(m.x), dtype=bool)
+            where[idx[candidates & on_grid & (m.y[idx] != m.rounded[idx])]] = True
+            return m.evidence(where, "low-precision",
                               f"the results carry {n.name}'s precision inside {m.fmt.name}: "
                               f"computed (or stored) in {n.name} - compute in {m.fmt.name}",
                               detail=f"{n.name} inside {m.fmt.name}")
@@ -219,9 +224,7 @@ def out_of_range(m: Measured) -> Signature | None:
     where = m.function.impossible(m.x, m.y)
     what = "a value the function cannot have (outside its range, or of the wrong sign)"
     if m.function.has_minimum:
-        from .reference.mpref import minimum
-
-        value = float(narrow(np.array([float(minimum(m.function, 40)[1])]), m.fmt)[0])
+        value = float(narrow(np.array([_minimum(m.function)[1]]), m.fmt)[0])
         # more than MINIMUM_ULPS below the rounded minimum: a kernel good to a few ulps
         # misrounds that far at x*, which is no overshoot
         below = value - MINIMUM_ULPS * float(m.fmt.ulp_of(np.array([value]))[0])
@@ -234,37 +237,50 @@ def out_of_range(m: Measured) -> Signature | None:
 _INCREASING = {CDF: 1, ODD: 1, COMPLEMENT: -1}
 
 
+@cache
+def _minimum(function: Function) -> tuple[float, float]:
+    """(x*, f(x*)) as floats, solved once per function (mpmath's findroot)."""
+    from .reference.mpref import minimum
+
+    x, value = minimum(function, 40)
+    return float(x), float(value)
+
+
 def not_monotone(m: Measured) -> Signature | None:
     """Descents between neighbouring inputs of a function that does not descend there (its
     correctly rounded values do not): Φ, erf, and GELU right of x* rise, erfc falls - by more
     than an ulp, which neighbours misrounded by an ulp each may wobble by - between outputs
     within SEAM_ULPS of correct."""
-    order = np.argsort(m.x, kind="stable")
-    x, y, r = m.x[order], m.y[order], m.rounded[order]
+    family = m.function.family
+    if family in _INCREASING:
+        direction = float(_INCREASING[family])
+        start = -math.inf
+    elif family == X_TIMES_CDF and m.function.has_minimum:
+        # rising right of x*, and off the minimum's floor, where the values lie level
+        direction, start = 1.0, _minimum(m.function)[0] + MINIMUM_FLOOR
+    else:
+        return None
+    order = m.order if m.order is not None else np.argsort(m.x, kind="stable")
+    xs = m.x[order]
+    order = order[np.searchsorted(xs, start, "left"):]  # (NaN sorts last: dropped below)
+    y, r = m.y[order], m.rounded[order]
     # where the outputs are accurate (a seam between two good paths): large errors turn back
     # as a consequence, which their own figures and signatures say
-    ok = np.isfinite(x) & np.isfinite(y) & (m.errors[order] <= SEAM_ULPS)
-    x, y, r, order = x[ok], y[ok], r[ok], order[ok]
-    if x.size < 2:
-        return None
-    if m.function.family in _INCREASING:
-        direction = np.full(x.size - 1, _INCREASING[m.function.family], dtype=float)
-    elif m.function.family == X_TIMES_CDF and m.function.has_minimum:
-        from .reference.mpref import minimum
-
-        x_star = float(minimum(m.function, 40)[0])
-        # rising right of x*, and off the minimum's floor, where the values lie level
-        direction = np.where(x[:-1] >= x_star + MINIMUM_FLOOR, 1.0, 0.0)
-    else:
+    ok = np.isfinite(m.x[order]) & np.isfinite(y) & (m.errors[order] <= SEAM_ULPS)
+    y, r, order = y[ok], r[ok], order[ok]
+    if y.size < 2:
         return None
     step = direction * (y[1:] - y[:-1])
     # the rounded values rise here (where they stay level, as about x*, a wobble of the
     # outputs is rounding noise, not a seam)
-    steady = direction * (r[1:] - r[:-1]) > 0
+    turned = (step < 0) & (direction * (r[1:] - r[:-1]) > 0)
+    if not turned.any():
+        return None
     # a turn back of more than one ulp: neighbours each misrounded by an ulp wobble by one
-    unit = m.fmt.ulp_of(np.maximum(np.abs(y[1:]), np.abs(y[:-1])))
+    k = np.flatnonzero(turned)
+    unit = m.fmt.ulp_of(np.maximum(np.abs(y[k + 1]), np.abs(y[k])))
     where = np.zeros(len(m.x), dtype=bool)
-    where[order[1:][(step < -unit) & steady & (direction != 0)]] = True
+    where[order[k + 1][step[k] < -unit]] = True
     return m.evidence(where, "not-monotone", "outputs turn back between neighbouring inputs "
                       "where the function is monotone: two code paths (a table seam, a switch "
                       "of formula) that disagree at their boundary, or rounding noise above an "
@@ -317,13 +333,13 @@ def _specials(specials) -> list[Signature]:
 
 
 def diagnose(function: Function, fmt: Format, x, y, rounded, exact, errors,
-             fingerprint=None, specials=None) -> list[Signature]:
+             fingerprint=None, specials=None, order=None) -> list[Signature]:
     """Every signature the measurement shows (none for a correctly rounded implementation);
     ``specials``: the special inputs' outcomes, for the signatures at ±inf and ±max."""
     as64 = lambda a: np.asarray(a).astype(np.float64)  # noqa: E731
     with np.errstate(all="ignore"):
         m = Measured(function, fmt, as64(x), as64(y), as64(rounded), as64(exact),
-                     np.asarray(errors, dtype=np.float64))
+                     np.asarray(errors, dtype=np.float64), order)
         found = [s for s in (d(m) for d in DETECTORS) if s is not None]
     names = {s.name for s in found}
     found += [s for s in _specials(specials) if s.name not in names]
@@ -334,6 +350,31 @@ def diagnose(function: Function, fmt: Format, x, y, rounded, exact, errors,
                                "approximate= flag)",
                                detail=f"computes {fingerprint.formula}"))
     return found
+
+
+def of_result(impl, fmt: Format, result) -> list[Signature]:
+    """diagnose over an accuracy result measured with its outputs and errors kept."""
+    from .checks import reference_data
+
+    function = impl.reference_function
+    stored = reference_data.table(fmt, function)
+    return diagnose(function, fmt, stored.x, result.outputs, stored.rounded(function),
+                    stored.exact(function), result.errors, result.fingerprint, result.specials,
+                    _order(fmt, function))
+
+
+@cache
+def _order(fmt: Format, function: Function) -> np.ndarray:
+    """The stored inputs' ascending order (one sort per format and function, not per
+    result)."""
+    from .checks import reference_data
+
+    return np.argsort(reference_data.table(fmt, function).x.astype(np.float64), kind="stable")
+
+
+def text(found: list[Signature]) -> str:
+    """The signatures as lines to append to a failure message ("" where none)."""
+    return "".join(f"\n  signature {s.line()}" for s in found)
 
 
 def diagnose_paths(result) -> list[Signature]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from . import signatures
 from .backends import Implementation
 from .backends.registry import DEVICES, FRAMEWORKS
 from .backends.tensors import tensor_kernel, torch_availability
@@ -87,7 +88,8 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
         raise AssertionError(
             f"{impl.name} {function.name} {fmt.name}" + (f" in {region}" if region else "")
             + f": {what}: computed {float(result.outputs[i])!r}, correctly rounded "
-            f"{float(tab.rounded(function)[i])!r}")
+            f"{float(tab.rounded(function)[i])!r}"
+            + signatures.text(signatures.of_result(impl, fmt, result)))
     if specials:
         found = check_specials(impl, fmt)
         wrong = [f"{label}: expected {s.expected!r}, computed {s.computed!r}"

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 import pytest
 
-from gelucheck import judge
+from gelucheck import judge, signatures
 from gelucheck.checks import (
     accuracy,
     consistency,
@@ -28,7 +28,7 @@ from gelucheck.pytest_plugin import only_functions
 from gelucheck.results import AccuracyResult, Identity, MinimumFinding, SignFinding
 
 
-def _judge(result, gelucheck_budgets, record_gelucheck):
+def _judge(result, gelucheck_budgets, record_gelucheck, explain=lambda: ""):
     verdict = judge.judge(result, gelucheck_budgets)
     if verdict.missing:  # never skipped into green: held to the stated default
         record_gelucheck(result)
@@ -38,13 +38,14 @@ def _judge(result, gelucheck_budgets, record_gelucheck):
             f"{result.label}: no budget recorded, so held to --gelucheck-max-ulp {default:g} "
             f"(special inputs at their limits): {'; '.join(held.worse)}. Record its budget with "
             f"`gelucheck budgets --write FILE --impl MOD:FN --function "
-            f"{result.identity.function}` and pass it with --gelucheck-budgets FILE")
+            f"{result.identity.function}` and pass it with --gelucheck-budgets FILE"
+            + explain())
         return
     note = verdict.message() if verdict.better and not verdict.failed else None
     record_gelucheck(result, note)
     if note:
         warnings.warn(note, stacklevel=2)
-    assert not verdict.failed, verdict.message()
+    assert not verdict.failed, verdict.message() + explain()
     if verdict.defects:
         reasons = "; ".join(f"{d}: {gelucheck_budgets.defects[d].get('reason', '')}"
                             for d in verdict.defects)
@@ -53,9 +54,11 @@ def _judge(result, gelucheck_budgets, record_gelucheck):
 
 def test_ulp(accuracy_case, gelucheck_budgets, record_gelucheck):
     impl, fmt = accuracy_case
-    result = accuracy.measure(impl, fmt)
+    result = accuracy.measure(impl, fmt, keep_errors=True)
     assert result.failure is None, result.failure.reason
-    _judge(result, gelucheck_budgets, record_gelucheck)
+    # a failure says the mechanism too (gelucheck.signatures), computed only then
+    _judge(result, gelucheck_budgets, record_gelucheck,
+           explain=lambda: signatures.text(signatures.of_result(impl, fmt, result)))
 
 
 def test_specials(accuracy_case, gelucheck_budgets, record_gelucheck):
