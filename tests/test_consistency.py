@@ -62,6 +62,13 @@ def test_a_planted_single_element_path_is_found():
     assert by_name["0-d"].n_differ == np.count_nonzero(finite[consistency.subset("0-d")])
     assert all(p.n_differ == 0 for p in result.paths if p.name not in ("one-element", "0-d"))
     assert by_name["one-element"].max_ulp_difference >= 1
+    from gelucheck import signatures
+
+    (sig,) = signatures.diagnose_paths(result)  # the path-dependent signature, with its paths
+    assert sig.name == "path-dependent" and "one-element" in sig.advice
+    assert sig.count == by_name["one-element"].n_differ + by_name["0-d"].n_differ
+    clean = consistency.check(base, F16, inputs=x)
+    assert signatures.diagnose_paths(clean) == []
 
 
 def _path_figures(result, name):

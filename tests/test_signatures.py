@@ -132,3 +132,22 @@ def test_the_shipped_suite_names_the_mechanism_when_it_fails(pytester):
                                 "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*signature overflow*"])
+
+
+def test_budgets_write_proposes_a_defect_for_each_unexplained_signature(tmp_path, capsys):
+    path = tmp_path / "b.toml"
+    assert main(["budgets", "--write", str(path), "--impl", "signature_impls:overflow",
+                 "--impl", "signature_impls:gelu", "--function", "gelu"]) == 0
+    out = capsys.readouterr().out
+    assert "proposed defect proposed-overflow for" in out
+    written = budgets.load(path)
+    proposed = written.defects["proposed-overflow"]
+    assert proposed["signatures"] == ["overflow"] and "review, reword" in proposed["reason"]
+    planted = written.entries[("user:signature_impls:overflow", "gelu", "float32")]
+    assert planted["defects"] == ["proposed-overflow"]
+    clean = written.entries[("user:signature_impls:gelu", "gelu", "float32")]
+    assert "defects" not in clean  # nothing found, nothing proposed
+    # recorded so, the cross-check holds: the proposal names what was found
+    impls = [load_user(f"signature_impls:{n}", "gelu") for n in ("overflow", "gelu")]
+    results = measurement.run(impls, [FORMATS["float32"]], with_drift=False, progress=False)
+    assert signatures.cross_check(results, written) == ([], [])

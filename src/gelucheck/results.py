@@ -471,6 +471,8 @@ class ConsistencyResult:
     failure: Failure | None = None
     bulk_max_ulp: float | None = None
     paths: list[PathFigures] = field(default_factory=list)
+    # path-dependent (signatures.diagnose_paths): None where none was looked for
+    diagnosis: list | None = None
 
     kind = "consistency"
 
@@ -484,12 +486,15 @@ class ConsistencyResult:
                 "function": i.function, "dtype": i.dtype, "device": i.device,
                 "backend_version": i.backend_version,
                 "error": self.failure.reason if self.failure else None,
-                "bulk_max_ulp": self.bulk_max_ulp, "paths": [asdict(p) for p in self.paths]}
+                "bulk_max_ulp": self.bulk_max_ulp, "paths": [asdict(p) for p in self.paths],
+                **({} if self.diagnosis is None else
+                   {"diagnosis": [s.to_json() for s in self.diagnosis]})}
 
     @classmethod
     def from_json(cls, d: dict) -> ConsistencyResult:
         return cls(Identity.from_json(d), Failure(d["error"]) if d.get("error") else None,
-                   d.get("bulk_max_ulp"), [PathFigures(**p) for p in d.get("paths", [])])
+                   d.get("bulk_max_ulp"), [PathFigures(**p) for p in d.get("paths", [])],
+                   _diagnosis_from_json(d.get("diagnosis")))
 
 
 Result = AccuracyResult | DriftResult | SweepResult | ConsistencyResult

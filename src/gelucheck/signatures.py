@@ -439,3 +439,30 @@ def cross_check(results: list, budgets) -> tuple[list[str], list[str]]:
                 unexplained.append(f"{impl} {function}: {sig} found, no recorded defect names "
                                    f"it (recorded: {', '.join(sorted(recorded)) or 'none'})")
     return unmatched, unexplained
+
+
+PROPOSED = "proposed-"  # the prefix of a defect written from a signature, for a person to reword
+
+
+def propose(result, entry: dict, defects: dict) -> list[str]:
+    """The signatures of ``result`` that no defect of its budget ``entry`` names, as defects
+    to record: each ``proposed-<signature>`` is added to ``defects`` (once, with the
+    signature's sentence and the first evidence as its reason, marked for review) and to the
+    entry's list. Returns the names added to the entry."""
+    explained = set()
+    for name in entry.get("defects", []):
+        explained |= set(defects.get(name, {}).get("signatures", []))
+    if ANY in explained:
+        return []
+    added = []
+    for sig in result.diagnosis or ():
+        if sig.name in explained or sig.name in PATH_SIGNATURES:
+            continue
+        name = PROPOSED + sig.name
+        defects.setdefault(name, {
+            "signatures": [sig.name],
+            "reason": f"PROPOSED from the {sig.name} signature - review, reword and rename: "
+                      f"{sig.advice}. First seen in {result.label}: {sig.line()}"})
+        entry["defects"] = sorted({*entry.get("defects", []), name})
+        added.append(name)
+    return added

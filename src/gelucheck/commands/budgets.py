@@ -33,7 +33,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from .. import budgets as budgets_mod
-    from .. import measurement
+    from .. import measurement, signatures
     from ..backends import implementations
     from ..report import jsonio
     from ..results import AccuracyResult
@@ -57,10 +57,15 @@ def run(args) -> int:
         results = measurement.run(chosen.implementations, list(FORMATS.values()), with_drift=False)
     new = budgets_mod.Budgets(defects=old.defects)
     new.entries = dict(old.entries)  # backends not installed here keep their budgets
+    proposed = 0
     for r in results:
         if isinstance(r, AccuracyResult) and r.failure is None:
             k = budgets_mod.key(r)
             new.entries[k] = budgets_mod.entry_from(r, old.entries.get(k))
+            for name in signatures.propose(r, new.entries[k], new.defects):
+                print(f"proposed defect {name} for {r.label}: review and reword it in {path}")
+                proposed += 1
     budgets_mod.write(path, new)
-    print(f"{len(results)} budgets written to {path}")
+    print(f"{len(results)} budgets written to {path}"
+          + (f"; {proposed} defects proposed from the signatures found" if proposed else ""))
     return 0

@@ -25,8 +25,9 @@ def add(sub) -> None:
 
 def run(args) -> int:
     from .. import budgets as budgets_mod
-    from .. import output_files
+    from .. import output_files, signatures
     from ..checks import consistency
+    from ..report import tables
 
     json_path = output_files.file(args.json, "--json")
     markdown_path = output_files.file(args.markdown, "--markdown")
@@ -35,7 +36,13 @@ def run(args) -> int:
     impls = options.selected(args)
     dtypes = args.dtype or list(FORMATS.values())
     results = consistency.run(impls, dtypes, args.workers, progress=not args.no_progress)
+    for r in results:
+        if r.failure is None:
+            r.diagnosis = signatures.diagnose_paths(r)
     options.show(results, json_path, markdown_path)
+    for r in results:
+        for sig in r.diagnosis or ():
+            print(tables.wrapped(f"{r.label}: signature {sig.line()}"))
     for r in results:  # where the tables show nothing, say that nothing differed
         if r.failure is None and r.paths and not any(p.n_differ or p.error for p in r.paths):
             print(f"{r.label}: every path gave the same bits: {r.paths[0].n_inputs:,} inputs "
