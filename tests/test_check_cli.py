@@ -137,7 +137,7 @@ def test_report_writes_json_markdown_and_plots(tmp_path, capsys):
     assert "Max / mean ulp error, all inputs (the mean of the finite errors)" in out
     assert "Drift of the tanh form" in out
     text = (tmp_path / "r.json").read_text()
-    assert "Infinity" not in text and "NaN" not in text  # strict JSON
+    json.loads(text, parse_constant=_no_constant)  # strict JSON: no NaN, Infinity
     results = json.loads(text)["results"]
     assert {r["kind"] for r in results} == {"accuracy", "drift"}
     markdown = (tmp_path / "r.md").read_text()
@@ -328,3 +328,7 @@ def test_check_of_a_function_alone_measures_every_installed_backend(tmp_path, ca
     capsys.readouterr()
     assert main(["check", "--dtype", "float16"]) == 2  # nothing named at all: refused
     assert "name what to measure" in capsys.readouterr().err
+
+
+def _no_constant(name):
+    raise AssertionError(f"not strict JSON: {name}")

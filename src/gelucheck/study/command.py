@@ -49,6 +49,97 @@ def add(sub) -> None:
     moons.add_argument("--plots", metavar="DIR", help="write the figures as PNG")
     moons.add_argument("--html", metavar="FILE", help="write the study as one HTML page")
     moons.add_argument("--no-progress", action="store_true", help="no progress bar")
+    moons.add_argument("--fine-tune", type=_counts, default=(), metavar="K,K,...",
+                       help="also fine-tune each swap that hurts for these numbers of epochs "
+                       "(e.g. 0,1,2,5,10) and report the share of the loss won back")
+    moons.add_argument("--fine-tune-lr", type=float, default=d.fine_tune_lr,
+                       help=f"Adam's while fine-tuning, default {d.fine_tune_lr}")
+    _add_vit(kinds)
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    import argparse
+
+    try:
+        return tuple(int(k) for k in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: epoch counts separated by commas, "
+                                         "e.g. 0,1,2,5,10") from None
+
+
+def _add_vit(kinds) -> None:
+    from .vit import DEFAULT_VIT, VitConfig
+
+    d = VitConfig()
+    vit = kinds.add_parser(
+        "vit", help="a small Vision Transformer on load_digits with GELU, its tanh form, ReLU "
+        "and SiLU in its feed-forward blocks; swaps at inference and fine-tuning after them "
+        "(needs gelucheck[study])")
+    vit.set_defaults(handler=run_vit)
+    for name, kind, default, what in (
+            ("seeds", int, d.seeds, ""), ("first-seed", int, d.first_seed, ""),
+            ("epochs", int, d.epochs, ""), ("patch", int, d.patch, "patch side in pixels"),
+            ("dim", int, d.dim, "token width"), ("heads", int, d.heads, "attention heads"),
+            ("depth", int, d.depth, "encoder blocks"), ("mlp", int, d.mlp, "FFN hidden width"),
+            ("batch-size", int, d.batch_size, ""), ("lr", float, d.lr, "Adam's"),
+            ("fine-tune-lr", float, d.fine_tune_lr, "Adam's while fine-tuning")):
+        vit.add_argument(f"--{name}", type=kind, default=default,
+                         help=f"{what + ', ' if what else ''}default {default}")
+    vit.add_argument("--fine-tune-epochs", type=_counts, default=d.fine_tune, metavar="K,K,...",
+                     help=f"epochs of fine-tuning after each swap that hurts, default "
+                     f"{','.join(map(str, d.fine_tune))}")
+    vit.add_argument("--activation", action="append", metavar="NAME",
+                     help=f"one of {', '.join(ACTIVATIONS)} (repeatable; default: "
+                     f"{', '.join(DEFAULT_VIT)}; gelu is needed: the swaps start from it)")
+    vit.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                     help="processes, one seed each at a time (the same result for any "
+                     "number; default: the number of cores)")
+    vit.add_argument("--json", metavar="FILE", help="write the study as JSON")
+    vit.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
+    vit.add_argument("--plots", metavar="DIR", help="write the figures as PNG")
+    vit.add_argument("--html", metavar="FILE", help="write the study as one HTML page")
+    vit.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_vit(args) -> int:
+    import sys
+
+    from .. import output_files
+    from ..errors import UsageError
+    from . import output, vit_output, vit_runner
+    from .vit import DEFAULT_VIT, VitConfig
+
+    config = VitConfig(seeds=args.seeds, first_seed=args.first_seed, epochs=args.epochs,
+                       patch=args.patch, dim=args.dim, heads=args.heads, depth=args.depth,
+                       mlp=args.mlp, batch_size=args.batch_size, lr=args.lr,
+                       fine_tune_lr=args.fine_tune_lr, fine_tune=args.fine_tune_epochs,
+                       activations=tuple(args.activation or DEFAULT_VIT))
+    if args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: need at least 1")
+    vit_runner.validate(config)
+    json_path = output_files.file(args.json, "--json")
+    markdown_path = output_files.file(args.markdown, "--markdown")
+    html_path = output_files.file(args.html, "--html")
+    plots_dir = output_files.folder(args.plots, "--plots")
+    start = time.perf_counter()
+    study = vit_runner.run(config, args.workers, progress=not args.no_progress)
+    print(vit_output.render(study))
+    print(f"{config.seeds} seeds x {len(config.activations)} activations x {config.epochs} "
+          f"epochs, swaps and fine-tuning in {time.perf_counter() - start:.1f} s "
+          f"({args.workers} workers)", file=sys.stderr)
+    if json_path:
+        output.write_json(study, json_path)
+    if markdown_path:
+        markdown_path.write_text(vit_output.render(study, "markdown"))
+    if plots_dir:
+        for path in vit_output.write_plots(study, plots_dir):
+            print(f"wrote {path}", file=sys.stderr)
+    if html_path:
+        from ..report import html
+
+        html_path.write_text(html.render([], extra=[vit_output.html_section(study)]))
+        print(f"{html_path}: {html_path.stat().st_size / 1e6:.2f} MB", file=sys.stderr)
+    return 0
 
 
 def run(args) -> int:
@@ -61,7 +152,8 @@ def run(args) -> int:
     config = Config(seeds=args.seeds, epochs=args.epochs, samples=args.samples,
                     noise=args.noise, hidden=args.hidden, batch_size=args.batch_size,
                     lr=args.lr, activations=tuple(args.activation or DEFAULT),
-                    first_seed=args.first_seed)
+                    first_seed=args.first_seed, fine_tune=args.fine_tune,
+                    fine_tune_lr=args.fine_tune_lr)
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: need at least 1")
     runner.validate(config)

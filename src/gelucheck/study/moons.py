@@ -26,6 +26,9 @@ class Config:
     # train / validation / test shares; the test set is used for the final figures only
     split: tuple[float, float, float] = (0.6, 0.2, 0.2)
     first_seed: int = 0
+    # --fine-tune: epochs of fine-tuning after each swap that hurts (none by default)
+    fine_tune: tuple[int, ...] = ()
+    fine_tune_lr: float = 0.0001
 
     def to_json(self) -> dict:
         return {"seeds": self.seeds, "epochs": self.epochs, "samples": self.samples,
@@ -33,7 +36,9 @@ class Config:
                 "batch_size": self.batch_size, "lr": self.lr, "optimizer": "Adam",
                 "loss": "cross-entropy over two logits",
                 "activations": list(self.activations), "split": list(self.split),
-                "first_seed": self.first_seed}
+                "first_seed": self.first_seed,
+                **({"fine_tune": list(self.fine_tune), "fine_tune_lr": self.fine_tune_lr}
+                   if self.fine_tune else {})}
 
     @property
     def architecture(self) -> str:

@@ -58,7 +58,21 @@ def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
                 ["trained -> evaluated", "Δ accuracy pts", "flips % mean / max",
                  "seeds with flips", "max |Δ logit|", "max |Δ f(x)| per input", "x range"],
                 swaps))
+    if study["config"].get("fine_tune"):
+        ks = [str(k) for k in study["config"]["fine_tune"]]
+        recovered = [[s["label"], str(s["recovery"][ks[0]]["seeds"]),
+                      *(_won_back(s["recovery"][k]) for k in ks)]
+                     for s in study["swaps"] if s["recovery"][ks[0]]["seeds"]]
+        out.append((f"Fine-tuning after the swap (Adam, lr {study['config']['fine_tune_lr']}): "
+                    "the share of the accuracy the swap lost that k epochs win back, mean and "
+                    "95% CI over the seeds where it hurt (100%: all of it)",
+                    ["swap", "seeds hurt", *(f"k = {k}" for k in ks)], recovered))
     return out
+
+
+def _won_back(r: dict) -> str:
+    closed = r["gap_closed"]
+    return f"{closed['mean'] * 100:.0f}% {_ci(closed, 100, 0)}"
 
 
 def heading(study: dict) -> str:
@@ -90,7 +104,15 @@ def read(path: str | Path) -> dict:
         raise UsageError(f"{path}: not a readable study JSON file ({exc})") from None
     if not isinstance(study, dict) or study.get("kind") != "study":
         raise UsageError(f"{path}: not a gelucheck study file (write one with "
-                         "`gelucheck study moons --json FILE`)")
+                         "`gelucheck study moons --json FILE` or `gelucheck study vit --json "
+                         "FILE`)")
+    if study.get("study") == "vit":
+        from . import vit_runner
+
+        if study.get("schema_version") != vit_runner.SCHEMA:
+            raise UsageError(f"{path}: ViT study schema {study.get('schema_version')}, this "
+                             f"gelucheck reads schema {vit_runner.SCHEMA}")
+        return study
     if study.get("schema_version") != runner.SCHEMA:
         raise UsageError(f"{path}: study schema {study.get('schema_version')}, this gelucheck "
                          f"reads schema {runner.SCHEMA}")
@@ -101,6 +123,11 @@ def html_section(study: dict) -> str:
     """The study as a section of the HTML report: its tables and its figures."""
     from ..report.html import figure_html, table_html
     from . import plots
+
+    if study.get("study") == "vit":
+        from . import vit_output
+
+        return vit_output.html_section(study)
 
     parts = ["<h2>The make_moons study: ReLU and GELU over many seeds</h2>",
              f"<p>{html.escape(heading(study))}</p>"]

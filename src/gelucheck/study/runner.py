@@ -13,6 +13,7 @@ from ..errors import UsageError, choose
 from ..progress import bar as progress_bar
 from . import stats
 from .activations import ACTIVATIONS, in_dtype
+from .finetune import fine_tune, gap_closed
 from .moons import Config, data, evaluate, train
 
 SCHEMA = 1
@@ -66,6 +67,10 @@ def validate(config: Config) -> None:
         raise UsageError(f"--hidden {config.hidden}: need one or more layer widths of at least 1")
     if config.batch_size < 1:
         raise UsageError(f"--batch-size {config.batch_size}: need at least 1")
+    if min(config.fine_tune, default=0) < 0 or len(set(config.fine_tune)) < len(config.fine_tune):
+        raise UsageError(f"--fine-tune {config.fine_tune}: distinct counts of 0 or more")
+    if not config.fine_tune_lr > 0:
+        raise UsageError(f"--fine-tune-lr {config.fine_tune_lr}: need a positive learning rate")
     for a in config.activations:
         choose("activation", a, ACTIVATIONS)
     if len(set(config.activations)) < len(config.activations):
@@ -86,6 +91,7 @@ def run_seed(config: Config, seed: int, keep_weights: bool) -> dict:
     torch.use_deterministic_algorithms(True)
     split = data(config, seed)
     x_test, y_test = torch.from_numpy(split.x_test), torch.from_numpy(split.y_test)
+    x_train, y_train = torch.from_numpy(split.x_train), torch.from_numpy(split.y_train)
     record = {"seed": seed, "data": {k: len(v) for k, v in split.index.items()},
               "runs": {}, "swaps": []}
     models = {}
@@ -108,30 +114,39 @@ def run_seed(config: Config, seed: int, keep_weights: bool) -> dict:
         with torch.no_grad():
             before, after = model(x_test), model(x_test, s.function())
         _, accuracy = evaluate(model, x_test, y_test, s.function())
-        record["swaps"].append({
-            "trained": s.trained, "evaluated": s.evaluated, "dtype": s.dtype,
-            "accuracy_change": accuracy - record["runs"][s.trained]["test_accuracy"],
-            "flip_share": float((before.argmax(1) != after.argmax(1)).double().mean()),
-            "max_logit_change": float((after - before).abs().max())})
+        original = record["runs"][s.trained]["test_accuracy"]
+        row = {"trained": s.trained, "evaluated": s.evaluated, "dtype": s.dtype,
+               "accuracy_change": accuracy - original,
+               "flip_share": float((before.argmax(1) != after.argmax(1)).double().mean()),
+               "max_logit_change": float((after - before).abs().max())}
+        if config.fine_tune:  # --fine-tune: how much of what the swap lost comes back
+            tuned = None if accuracy >= original else fine_tune(
+                model, s.function(), (x_train, y_train), (x_test, y_test), config.fine_tune,
+                config.fine_tune_lr, config.batch_size, seed,
+                lambda m, x, y, act: evaluate(m, x, y, act)[1])
+            row["fine_tune"] = None if tuned is None else {
+                str(k): {"accuracy": v, "gap_closed": gap_closed(original, accuracy, v)}
+                for k, v in tuned.items()}
+        record["swaps"].append(row)
     return record
 
 
-def _one(args) -> dict:
-    return run_seed(*args)
+def _call(job) -> dict:
+    fn, args = job
+    return fn(*args)
 
 
-def run(config: Config, workers: int = 1, progress: bool = True) -> dict:
-    """The whole study as a JSON-ready dict (no times, no paths: two runs give the same bytes)."""
-    validate(config)
-    seeds = [config.first_seed + k for k in range(config.seeds)]
-    jobs = [(config, s, s == seeds[0]) for s in seeds]
-    bar = progress_bar(len(jobs), "make_moons seeds", progress, unit="seed")
+def in_processes(fn, jobs: list[tuple], workers: int, progress: bool, label: str) -> list:
+    """fn(*job) for every job, in job order: in spawned processes where ``workers`` > 1 (each
+    seed single-threaded, so the figures do not depend on how many), else here - with this
+    process's thread count and determinism put back afterwards."""
+    bar = progress_bar(len(jobs), label, progress, unit="seed")
     records = []
     try:
         if workers > 1:
             ctx = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(min(workers, len(jobs)), mp_context=ctx) as pool:
-                for r in pool.map(_one, jobs):  # in seed order, whoever finishes first
+                for r in pool.map(_call, [(fn, job) for job in jobs]):  # in order
                     records.append(r)
                     bar.update(1)
         else:
@@ -142,14 +157,23 @@ def run(config: Config, workers: int = 1, progress: bool = True) -> dict:
             deterministic = torch.are_deterministic_algorithms_enabled()
             try:
                 for job in jobs:
-                    records.append(_one(job))
+                    records.append(fn(*job))
                     bar.update(1)
             finally:
                 torch.set_num_threads(threads)
                 torch.use_deterministic_algorithms(deterministic)
     finally:
         bar.close()
-    return assemble(config, records)
+    return records
+
+
+def run(config: Config, workers: int = 1, progress: bool = True) -> dict:
+    """The whole study as a JSON-ready dict (no times, no paths: two runs give the same bytes)."""
+    validate(config)
+    seeds = [config.first_seed + k for k in range(config.seeds)]
+    jobs = [(config, s, s == seeds[0]) for s in seeds]
+    return assemble(config, in_processes(run_seed, jobs, workers, progress,
+                                         "make_moons seeds"))
 
 
 def assemble(config: Config, records: list[dict]) -> dict:
@@ -176,13 +200,30 @@ def assemble(config: Config, records: list[dict]) -> dict:
             "flip_share_max": max(r["flip_share"] for r in rows),
             "seeds_with_flips": sum(r["flip_share"] > 0 for r in rows),
             "max_logit_change": max(r["max_logit_change"] for r in rows),
-            "activation_drift": activation_drift(s, lo, hi)})
+            "activation_drift": activation_drift(s, lo, hi),
+            **({"recovery": recovery(config, records, k)} if config.fine_tune else {})})
     from .. import __version__
 
     return {"kind": "study", "study": "moons", "schema_version": SCHEMA,
             "gelucheck": __version__, "config": config.to_json(),
             "architecture": config.architecture, "baseline": baseline,
             "summary": summary, "paired": pairs, "swaps": swap_rows, "seeds": records}
+
+
+def recovery(config: Config, records: list[dict], k: int) -> dict:
+    """Swap k's fine-tuning over the seeds where it hurt: per number of epochs, the accuracy
+    against the original network's and the share of the loss won back (summaries)."""
+    hurt = [(r["swaps"][k], r["runs"][r["swaps"][k]["trained"]]["test_accuracy"])
+            for r in records if r["swaps"][k].get("fine_tune")]
+    out = {}
+    for epochs in config.fine_tune:
+        key = str(epochs)
+        out[key] = {"seeds": len(hurt),
+                    "accuracy_change": stats.summary([row["fine_tune"][key]["accuracy"] - base
+                                                      for row, base in hurt]) if hurt else None,
+                    "gap_closed": stats.summary([row["fine_tune"][key]["gap_closed"]
+                                                 for row, _ in hurt]) if hurt else None}
+    return out
 
 
 def activation_drift(swap: Swap, lo: float, hi: float) -> dict:
