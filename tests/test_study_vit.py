@@ -113,3 +113,43 @@ def test_moons_fine_tune_reports_the_recovery_of_each_swap_that_hurts(tmp_path):
         for row in record["swaps"]:
             hurt = row["accuracy_change"] < 0
             assert (row["fine_tune"] is not None) == hurt
+
+
+def test_a_bad_split_is_refused_with_what_is_valid(capsys):
+    with pytest.raises(SystemExit) as exited:  # argparse's own refusal
+        main(["study", "vit", "--split", "0.5,0.5", "--no-progress"])
+    assert exited.value.code == 2
+    assert "three positive shares that add up to 1" in capsys.readouterr().err
+
+
+def test_a_saved_vit_study_renders_in_the_page(tmp_path):
+    """html --study places a ViT study's section (tables and figures) in the page; the study
+    here is assembled from two hand-made seeds, no training."""
+    pytest.importorskip("matplotlib", reason="the page's figures need matplotlib")
+    config = vit.VitConfig(seeds=2, activations=("gelu", "relu"), fine_tune=(0, 1))
+    records = []
+    for seed, (g, r) in enumerate([(0.95, 0.96), (0.94, 0.93)]):
+        swaps = [{"label": s.label, "evaluated": s.evaluated, "dtype": s.dtype,
+                  "accuracy_change": -0.01 if s.evaluated == "relu" else 0.0,
+                  "flip_share": 0.02 if s.evaluated == "relu" else 0.0, "max_logit_change": 1.0,
+                  "fine_tune": ({"0": {"accuracy": g - 0.01, "gap_closed": 0.0},
+                                 "1": {"accuracy": g, "gap_closed": 1.0}}
+                                if s.evaluated == "relu" else None)}
+                 for s in vit_runner.SWAPS]
+        records.append({"seed": seed, "data": {}, "swaps": swaps,
+                        "runs": {"gelu": {"test_accuracy": g, "val_accuracy": [g]},
+                                 "relu": {"test_accuracy": r, "val_accuracy": [r]}},
+                        "control_fine_tune": {"0": g, "1": g}})
+    study = vit_runner.assemble(config, records)
+    relu = next(s for s in study["swaps"] if s["evaluated"] == "relu")
+    assert relu["recovery"]["1"]["gap_closed"]["mean"] == 1.0  # all of the loss won back
+    assert relu["recovery"]["1"]["versus_control"]["mean"] == 0.0
+    path = tmp_path / "vit.json"
+    from gelucheck.study import output
+
+    output.write_json(study, path)
+    page = tmp_path / "page.html"
+    assert main(["html", "--study", str(path), "-o", str(page)]) == 0
+    text = page.read_text()
+    assert "load_digits ViT study" in text and "Fine-tuning after the swap" in text
+    assert text.count("<img") >= 2  # accuracy per seed, recovery curves

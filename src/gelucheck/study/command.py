@@ -67,6 +67,20 @@ def _counts(text: str) -> tuple[int, ...]:
                                          "e.g. 0,1,2,5,10") from None
 
 
+def _shares(text: str) -> tuple[float, float, float]:
+    import argparse
+    import math
+
+    try:
+        shares = tuple(float(v) for v in text.split(","))
+    except ValueError:
+        shares = ()
+    if len(shares) != 3 or min(shares) <= 0 or not math.isclose(sum(shares), 1.0):
+        raise argparse.ArgumentTypeError(f"{text!r}: three positive shares that add up to 1, "
+                                         "e.g. 0.6,0.2,0.2")
+    return shares  # type: ignore[return-value]
+
+
 def _add_vit(kinds) -> None:
     from .vit import DEFAULT_VIT, VitConfig
 
@@ -85,6 +99,9 @@ def _add_vit(kinds) -> None:
             ("fine-tune-lr", float, d.fine_tune_lr, "Adam's while fine-tuning")):
         vit.add_argument(f"--{name}", type=kind, default=default,
                          help=f"{what + ', ' if what else ''}default {default}")
+    vit.add_argument("--split", type=_shares, default=d.split, metavar="TRAIN,VAL,TEST",
+                     help="shares of the images, stratified by digit, default "
+                     f"{','.join(map(str, d.split))} (the test part only for the final figures)")
     vit.add_argument("--fine-tune-epochs", type=_counts, default=d.fine_tune, metavar="K,K,...",
                      help=f"epochs of fine-tuning after each swap that hurts, default "
                      f"{','.join(map(str, d.fine_tune))}")
@@ -113,7 +130,7 @@ def run_vit(args) -> int:
                        patch=args.patch, dim=args.dim, heads=args.heads, depth=args.depth,
                        mlp=args.mlp, batch_size=args.batch_size, lr=args.lr,
                        fine_tune_lr=args.fine_tune_lr, fine_tune=args.fine_tune_epochs,
-                       activations=tuple(args.activation or DEFAULT_VIT))
+                       activations=tuple(args.activation or DEFAULT_VIT), split=args.split)
     if args.workers < 1:
         raise UsageError(f"--workers {args.workers}: need at least 1")
     vit_runner.validate(config)

@@ -87,6 +87,12 @@ def run_seed(config: VitConfig, seed: int) -> dict:
             row["fine_tune"] = {str(k): {"accuracy": v, "gap_closed": gap_closed(
                 original, swapped, v)} for k, v in tuned.items()}
         record["swaps"].append(row)
+    if any(r["fine_tune"] for r in record["swaps"]):
+        # the unswapped network fine-tuned alike: what the extra epochs give by themselves
+        # (the networks may still be improving), against which a recovery is measured
+        record["control_fine_tune"] = {str(k): v for k, v in fine_tune(
+            model, None, (x_train, y_train), (x_test, y_test), config.fine_tune,
+            config.fine_tune_lr, config.batch_size, seed, accuracy).items()}
     return record
 
 
@@ -117,9 +123,13 @@ def assemble(config: VitConfig, records: list[dict]) -> dict:
             key = str(epochs)
             after = [r["fine_tune"][key]["accuracy"] - records[i]["runs"][TRAINED][
                 "test_accuracy"] for i, r in enumerate(rows) if r["fine_tune"] is not None]
+            control = [r["fine_tune"][key]["accuracy"] - records[i]["control_fine_tune"][key]
+                       for i, r in enumerate(rows) if r["fine_tune"] is not None]
             recovery[key] = {
                 "seeds": len(hurt),  # over the seeds where the swap hurt
                 "accuracy_change": stats.summary(after) if hurt else None,
+                # against the unswapped network fine-tuned for as many epochs
+                "versus_control": stats.summary(control) if hurt else None,
                 "gap_closed": (stats.summary([r["fine_tune"][key]["gap_closed"] for r in hurt])
                                if hurt else None)}
         swap_rows.append({
