@@ -8,25 +8,13 @@ from pathlib import Path
 from ..errors import UsageError
 from ..report import jsonio, tables
 from . import runner
-
-
-def _pm(s: dict, scale: float = 1.0, digits: int = 2) -> str:
-    return f"{s['mean'] * scale:.{digits}f} ± {s['sd'] * scale:.{digits}f}"
-
-
-def _ci(s: dict, scale: float = 1.0, digits: int = 2) -> str:
-    lo, hi = s["ci95"]
-    return f"[{lo * scale:.{digits}f}, {hi * scale:.{digits}f}]"
-
-
-def _p(value) -> str:
-    return "- (all equal)" if value is None else f"{value:.3g}"
+from .cells import interval, mean_sd, p_value, won_back
 
 
 def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
     n = study["config"]["seeds"]
-    rows = [[a, _pm(s["test_accuracy"], 100), _ci(s["test_accuracy"], 100),
-             _pm(s["test_loss"], 1, 4), _ci(s["test_loss"], 1, 4)]
+    rows = [[a, mean_sd(s["test_accuracy"], 100), interval(s["test_accuracy"], 100),
+             mean_sd(s["test_loss"], 1, 4), interval(s["test_loss"], 1, 4)]
             for a, s in study["summary"].items()]
     out = [(f"Test accuracy (%) and loss over {n} seeds: mean ± sd, 95% CI (Student's t)",
             ["activation", "accuracy %", "95% CI", "loss", "95% CI"], rows)]
@@ -34,9 +22,9 @@ def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
     for a, p in study["paired"].items():
         acc, loss = p["test_accuracy"], p["test_loss"]
         paired.append([f"{a} - {p['against']}", f"{acc['mean'] * 100:+.2f}",
-                       _ci(acc, 100), _p(acc["p_wilcoxon"]),
+                       interval(acc, 100), p_value(acc["p_wilcoxon"]),
                        f"{acc['wins']}/{acc['ties']}/{acc['losses']}",
-                       f"{loss['mean']:+.4f}", _ci(loss, 1, 4), _p(loss["p_wilcoxon"]),
+                       f"{loss['mean']:+.4f}", interval(loss, 1, 4), p_value(loss["p_wilcoxon"]),
                        f"{loss['wins']}/{loss['ties']}/{loss['losses']}"])
     out.append(("Paired differences per seed (Wilcoxon signed-rank, two-sided; wins/ties/losses "
                 "of the first: higher accuracy, lower loss)",
@@ -61,18 +49,13 @@ def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
     if study["config"].get("fine_tune"):
         ks = [str(k) for k in study["config"]["fine_tune"]]
         recovered = [[s["label"], str(s["recovery"][ks[0]]["seeds"]),
-                      *(_won_back(s["recovery"][k]) for k in ks)]
+                      *(won_back(s["recovery"][k]) for k in ks)]
                      for s in study["swaps"] if s["recovery"][ks[0]]["seeds"]]
         out.append((f"Fine-tuning after the swap (Adam, lr {study['config']['fine_tune_lr']}): "
                     "the share of the accuracy the swap lost that k epochs win back, mean and "
                     "95% CI over the seeds where it hurt (100%: all of it)",
                     ["swap", "seeds hurt", *(f"k = {k}" for k in ks)], recovered))
     return out
-
-
-def _won_back(r: dict) -> str:
-    closed = r["gap_closed"]
-    return f"{closed['mean'] * 100:.0f}% {_ci(closed, 100, 0)}"
 
 
 def heading(study: dict) -> str:

@@ -5,23 +5,23 @@ from __future__ import annotations
 import html
 
 from ..report import tables
-from .output import _ci, _p, _pm, _won_back
+from .cells import interval, mean_sd, p_value, won_back
 
 
 def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
     n = study["config"]["seeds"]
-    rows = [[a, _pm(s["test_accuracy"], 100), _ci(s["test_accuracy"], 100)]
+    rows = [[a, mean_sd(s["test_accuracy"], 100), interval(s["test_accuracy"], 100)]
             for a, s in study["summary"].items()]
     out = [(f"Test accuracy (%) over {n} seeds: mean ± sd, 95% CI (Student's t)",
             ["FFN activation", "accuracy %", "95% CI"], rows)]
     paired = [[f"{a} - {p['against']}", f"{p['test_accuracy']['mean'] * 100:+.2f}",
-               _ci(p["test_accuracy"], 100), _p(p["test_accuracy"]["p_wilcoxon"]),
+               interval(p["test_accuracy"], 100), p_value(p["test_accuracy"]["p_wilcoxon"]),
                "{wins}/{ties}/{losses}".format(**p["test_accuracy"])]
               for a, p in study["paired"].items()]
     out.append(("Paired differences per seed (Wilcoxon signed-rank, two-sided; wins/ties/losses "
                 "of the first)", ["pair", "Δ accuracy pts", "95% CI", "p", "w/t/l"], paired))
     swaps = [[s["label"], f"{s['accuracy_change']['mean'] * 100:+.2f}",
-              _ci(s["accuracy_change"], 100),
+              interval(s["accuracy_change"], 100),
               f"{s['flip_share_mean'] * 100:.2f} / {s['flip_share_max'] * 100:.2f}",
               f"{s['seeds_hurt']}/{n}", f"{s['max_logit_change']:.3g}"]
              for s in study["swaps"]]
@@ -31,7 +31,7 @@ def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
                 ["trained -> evaluated", "Δ accuracy pts", "95% CI", "flips % mean / max",
                  "seeds hurt", "max |Δ logit|"], swaps))
     ks = [str(k) for k in study["config"]["fine_tune"]]
-    recovery = [[s["label"], *(_won_back(s["recovery"][k]) for k in ks)]
+    recovery = [[s["label"], *(won_back(s["recovery"][k]) for k in ks)]
                 for s in study["swaps"] if s["seeds_hurt"]]
     versus = [[s["label"], *(_points(s["recovery"][k]["versus_control"]) for k in ks)]
               for s in study["swaps"] if s["seeds_hurt"]]
@@ -48,7 +48,7 @@ def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
 
 
 def _points(summary: dict) -> str:
-    return f"{summary['mean'] * 100:+.2f} {_ci(summary, 100)}"
+    return f"{summary['mean'] * 100:+.2f} {interval(summary, 100)}"
 
 
 def heading(study: dict) -> str:
