@@ -41,14 +41,7 @@ def add(sub) -> None:
     moons.add_argument("--activation", action="append", metavar="NAME",
                        help=f"one of {', '.join(ACTIVATIONS)} (repeatable; default: "
                        f"{', '.join(DEFAULT)})")
-    moons.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                       help="processes, one seed each at a time (the result is the same for "
-                       "any number; default: the number of cores)")
-    moons.add_argument("--json", metavar="FILE", help="write the study as JSON")
-    moons.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
-    moons.add_argument("--plots", metavar="DIR", help="write the figures as PNG")
-    moons.add_argument("--html", metavar="FILE", help="write the study as one HTML page")
-    moons.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_outputs(moons)
     moons.add_argument("--fine-tune", type=_counts, default=(), metavar="K,K,...",
                        help="also fine-tune each swap that hurts for these numbers of epochs "
                        "(e.g. 0,1,2,5,10) and report the share of the loss won back")
@@ -108,22 +101,61 @@ def _add_vit(kinds) -> None:
     vit.add_argument("--activation", action="append", metavar="NAME",
                      help=f"one of {', '.join(ACTIVATIONS)} (repeatable; default: "
                      f"{', '.join(DEFAULT_VIT)}; gelu is needed: the swaps start from it)")
-    vit.add_argument("--workers", type=int, default=os.cpu_count() or 1,
-                     help="processes, one seed each at a time (the same result for any "
-                     "number; default: the number of cores)")
-    vit.add_argument("--json", metavar="FILE", help="write the study as JSON")
-    vit.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
-    vit.add_argument("--plots", metavar="DIR", help="write the figures as PNG")
-    vit.add_argument("--html", metavar="FILE", help="write the study as one HTML page")
-    vit.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_outputs(vit)
 
 
-def run_vit(args) -> int:
+def _add_outputs(p) -> None:
+    """The workers and the outputs every study takes."""
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
+                   help="processes, one seed each at a time (the result is the same for any "
+                   "number; default: the number of cores)")
+    p.add_argument("--json", metavar="FILE", help="write the study as JSON")
+    p.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
+    p.add_argument("--plots", metavar="DIR", help="write the figures as PNG")
+    p.add_argument("--html", metavar="FILE", help="write the study as one HTML page")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _study(args, config, validate, run, render, write_plots, html_section,
+           done: str = "") -> int:
+    """What every study command does: refuse bad options and output paths before training,
+    run, print the tables and the time, write what was asked for."""
     import sys
 
     from .. import output_files
     from ..errors import UsageError
-    from . import output, vit_output, vit_runner
+    from . import output
+
+    if args.workers < 1:
+        raise UsageError(f"--workers {args.workers}: need at least 1")
+    validate(config)
+    json_path = output_files.file(args.json, "--json")
+    markdown_path = output_files.file(args.markdown, "--markdown")
+    html_path = output_files.file(args.html, "--html")
+    plots_dir = output_files.folder(args.plots, "--plots")
+    start = time.perf_counter()
+    study = run(config, args.workers, progress=not args.no_progress)
+    print(render(study))
+    print(f"{config.seeds} seeds x {len(config.activations)} activations x {config.epochs} "
+          f"epochs{done} in {time.perf_counter() - start:.1f} s ({args.workers} workers)",
+          file=sys.stderr)
+    if json_path:
+        output.write_json(study, json_path)
+    if markdown_path:
+        markdown_path.write_text(render(study, "markdown"))
+    if plots_dir:
+        for path in write_plots(study, plots_dir):
+            print(f"wrote {path}", file=sys.stderr)
+    if html_path:
+        from ..report import html
+
+        html_path.write_text(html.render([], extra=[html_section(study)]))
+        print(f"{html_path}: {html_path.stat().st_size / 1e6:.2f} MB", file=sys.stderr)
+    return 0
+
+
+def run_vit(args) -> int:
+    from . import vit_output, vit_runner
     from .vit import DEFAULT_VIT, VitConfig
 
     config = VitConfig(seeds=args.seeds, first_seed=args.first_seed, epochs=args.epochs,
@@ -131,39 +163,11 @@ def run_vit(args) -> int:
                        mlp=args.mlp, batch_size=args.batch_size, lr=args.lr,
                        fine_tune_lr=args.fine_tune_lr, fine_tune=args.fine_tune_epochs,
                        activations=tuple(args.activation or DEFAULT_VIT), split=args.split)
-    if args.workers < 1:
-        raise UsageError(f"--workers {args.workers}: need at least 1")
-    vit_runner.validate(config)
-    json_path = output_files.file(args.json, "--json")
-    markdown_path = output_files.file(args.markdown, "--markdown")
-    html_path = output_files.file(args.html, "--html")
-    plots_dir = output_files.folder(args.plots, "--plots")
-    start = time.perf_counter()
-    study = vit_runner.run(config, args.workers, progress=not args.no_progress)
-    print(vit_output.render(study))
-    print(f"{config.seeds} seeds x {len(config.activations)} activations x {config.epochs} "
-          f"epochs, swaps and fine-tuning in {time.perf_counter() - start:.1f} s "
-          f"({args.workers} workers)", file=sys.stderr)
-    if json_path:
-        output.write_json(study, json_path)
-    if markdown_path:
-        markdown_path.write_text(vit_output.render(study, "markdown"))
-    if plots_dir:
-        for path in vit_output.write_plots(study, plots_dir):
-            print(f"wrote {path}", file=sys.stderr)
-    if html_path:
-        from ..report import html
-
-        html_path.write_text(html.render([], extra=[vit_output.html_section(study)]))
-        print(f"{html_path}: {html_path.stat().st_size / 1e6:.2f} MB", file=sys.stderr)
-    return 0
+    return _study(args, config, vit_runner.validate, vit_runner.run, vit_output.render,
+                  vit_output.write_plots, vit_output.html_section, ", swaps and fine-tuning")
 
 
 def run(args) -> int:
-    import sys
-
-    from .. import output_files
-    from ..errors import UsageError
     from . import output, plots, runner
 
     config = Config(seeds=args.seeds, epochs=args.epochs, samples=args.samples,
@@ -171,29 +175,5 @@ def run(args) -> int:
                     lr=args.lr, activations=tuple(args.activation or DEFAULT),
                     first_seed=args.first_seed, fine_tune=args.fine_tune,
                     fine_tune_lr=args.fine_tune_lr)
-    if args.workers < 1:
-        raise UsageError(f"--workers {args.workers}: need at least 1")
-    runner.validate(config)
-    json_path = output_files.file(args.json, "--json")
-    markdown_path = output_files.file(args.markdown, "--markdown")
-    html_path = output_files.file(args.html, "--html")
-    plots_dir = output_files.folder(args.plots, "--plots")
-    start = time.perf_counter()
-    study = runner.run(config, args.workers, progress=not args.no_progress)
-    print(output.render(study))
-    print(f"{config.seeds} seeds x {len(config.activations)} activations x {config.epochs} "
-          f"epochs in {time.perf_counter() - start:.1f} s ({args.workers} workers)",
-          file=sys.stderr)
-    if json_path:
-        output.write_json(study, json_path)
-    if markdown_path:
-        markdown_path.write_text(output.render(study, "markdown"))
-    if plots_dir:
-        for path in plots.write(study, plots_dir):
-            print(f"wrote {path}", file=sys.stderr)
-    if html_path:
-        from ..report import html
-
-        html_path.write_text(html.render([], extra=[output.html_section(study)]))
-        print(f"{html_path}: {html_path.stat().st_size / 1e6:.2f} MB", file=sys.stderr)
-    return 0
+    return _study(args, config, runner.validate, runner.run, output.render, plots.write,
+                  output.html_section)

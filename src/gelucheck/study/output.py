@@ -1,14 +1,13 @@
 """The study's tables (terminal and Markdown), its JSON file and its HTML section."""
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 
 from ..errors import UsageError
-from ..report import jsonio, tables
+from ..report import jsonio
 from . import runner
-from .cells import interval, mean_sd, p_value, won_back
+from .cells import html_sections, interval, mean_sd, p_value, render_sections, won_back
 
 
 def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
@@ -67,12 +66,7 @@ def heading(study: dict) -> str:
 
 
 def render(study: dict, style: str = "plain") -> str:
-    parts = [heading(study)]
-    for title, header, body in sections(study):
-        table = tables.markdown(header, body) if style == "markdown" else \
-            tables.plain(header, body)
-        parts.append(f"### {title}\n\n{table}" if style == "markdown" else f"{title}\n{table}")
-    return "\n\n".join(parts) + "\n"
+    return render_sections(heading(study), sections(study), style)
 
 
 def write_json(study: dict, path: Path) -> None:
@@ -104,18 +98,11 @@ def read(path: str | Path) -> dict:
 
 def html_section(study: dict) -> str:
     """The study as a section of the HTML report: its tables and its figures."""
-    from ..report.html import figure_html, table_html
-    from . import plots
-
     if study.get("study") == "vit":
         from . import vit_output
 
         return vit_output.html_section(study)
+    from . import plots
 
-    parts = ["<h2>The make_moons study: ReLU and GELU over many seeds</h2>",
-             f"<p>{html.escape(heading(study))}</p>"]
-    for title, header, body in sections(study):
-        parts.append(f"<h3>{html.escape(title)}</h3>" + table_html(header, body))
-    for name, fig in plots.figures(study):
-        parts.append(figure_html(fig, name))
-    return "".join(parts)
+    return html_sections("The make_moons study: ReLU and GELU over many seeds", heading(study),
+                         sections(study), plots.figures(study))

@@ -67,10 +67,17 @@ def validate(config: Config) -> None:
         raise UsageError(f"--hidden {config.hidden}: need one or more layer widths of at least 1")
     if config.batch_size < 1:
         raise UsageError(f"--batch-size {config.batch_size}: need at least 1")
-    if min(config.fine_tune, default=0) < 0 or len(set(config.fine_tune)) < len(config.fine_tune):
-        raise UsageError(f"--fine-tune {config.fine_tune}: distinct counts of 0 or more")
     if not config.fine_tune_lr > 0:
         raise UsageError(f"--fine-tune-lr {config.fine_tune_lr}: need a positive learning rate")
+    validate_common(config, "--fine-tune")
+
+
+def validate_common(config, fine_tune_option: str) -> None:
+    """What every study refuses alike: fine-tuning epoch counts that repeat or are negative,
+    an unknown or repeated activation, a missing scikit-learn or torch."""
+    counts = config.fine_tune
+    if min(counts, default=0) < 0 or len(set(counts)) < len(counts):
+        raise UsageError(f"{fine_tune_option} {counts}: distinct counts of 0 or more")
     for a in config.activations:
         choose("activation", a, ACTIVATIONS)
     if len(set(config.activations)) < len(config.activations):

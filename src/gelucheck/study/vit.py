@@ -14,6 +14,7 @@ import numpy as np
 
 from .activations import ACTIVATIONS
 from .finetune import train_epochs
+from .moons import Split  # the same train/validation/test parts as make_moons'
 
 DEFAULT_VIT = ("gelu", "gelu_tanh", "relu", "silu")
 
@@ -57,18 +58,7 @@ class VitConfig:
                 f"a linear head to 10 classes")
 
 
-@dataclass
-class Digits:
-    x_train: np.ndarray
-    y_train: np.ndarray
-    x_val: np.ndarray
-    y_val: np.ndarray
-    x_test: np.ndarray
-    y_test: np.ndarray
-    index: dict
-
-
-def data(config: VitConfig, seed: int) -> Digits:
+def data(config: VitConfig, seed: int) -> Split:
     """load_digits split into train / validation / test, stratified by class, from the seed;
     pixels scaled to [0, 1] (float32)."""
     from sklearn.datasets import load_digits
@@ -82,7 +72,7 @@ def data(config: VitConfig, seed: int) -> Digits:
     rest, test = train_test_split(index, test_size=test_share, stratify=y, random_state=seed)
     train, val = train_test_split(rest, test_size=val_share / (train_share + val_share),
                                   stratify=y[rest], random_state=seed)
-    return Digits(x[train], y[train], x[val], y[val], x[test], y[test],
+    return Split(x[train], y[train], x[val], y[val], x[test], y[test],
                   {"train": train, "val": val, "test": test})
 
 
@@ -140,7 +130,7 @@ def network(config: VitConfig, seed: int):
     return ViT()
 
 
-def train(config: VitConfig, digits: Digits, seed: int, name: str):
+def train(config: VitConfig, digits: Split, seed: int, name: str):
     """The network trained with activation ``name`` (the same weights and batches for every
     activation of the seed): (model, validation accuracy after each epoch)."""
     import torch

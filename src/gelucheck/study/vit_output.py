@@ -2,10 +2,7 @@
 written and read as the moons study's (study.output)."""
 from __future__ import annotations
 
-import html
-
-from ..report import tables
-from .cells import interval, mean_sd, p_value, won_back
+from .cells import html_sections, interval, mean_sd, p_value, render_sections, won_back
 
 
 def sections(study: dict) -> list[tuple[str, list[str], list[list]]]:
@@ -60,15 +57,7 @@ def heading(study: dict) -> str:
 
 
 def render(study: dict, style: str = "plain") -> str:
-    parts = [heading(study)]
-    for title, header, body in sections(study):
-        if not body:
-            continue
-        table = tables.markdown(header, body) if style == "markdown" else \
-            tables.plain(header, body)
-        parts.append(f"### {title}\n\n{table}" if style == "markdown" else
-                     f"{tables.wrapped(title)}\n{table}")
-    return "\n\n".join(parts) + "\n"
+    return render_sections(heading(study), sections(study), style)
 
 
 def figures(study: dict):
@@ -120,13 +109,5 @@ def write_plots(study: dict, folder) -> list:
 
 
 def html_section(study: dict) -> str:
-    from ..report.html import figure_html, table_html
-
-    parts = ["<h2>The load_digits ViT study: GELU in a Transformer's feed-forward blocks</h2>",
-             f"<p>{html.escape(heading(study))}</p>"]
-    for title, header, body in sections(study):
-        if body:
-            parts.append(f"<h3>{html.escape(title)}</h3>" + table_html(header, body))
-    for name, fig in figures(study):
-        parts.append(figure_html(fig, name))
-    return "".join(parts)
+    return html_sections("The load_digits ViT study: GELU in a Transformer's feed-forward "
+                         "blocks", heading(study), sections(study), figures(study))

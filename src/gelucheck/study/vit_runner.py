@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import UsageError, choose
+from ..errors import UsageError
 from . import stats
-from .activations import ACTIVATIONS
 from .finetune import fine_tune, gap_closed
-from .runner import Swap, in_processes
+from .runner import Swap, in_processes, validate_common
 from .vit import VitConfig, accuracy, data, train
 
 SCHEMA = 1
@@ -34,21 +33,10 @@ def validate(config: VitConfig) -> None:
         raise UsageError(f"--dim {config.dim} is not a multiple of --heads {config.heads}")
     if not config.lr > 0 or not config.fine_tune_lr > 0:
         raise UsageError("--lr and --fine-tune-lr: need a positive learning rate")
-    if min(config.fine_tune, default=0) < 0 or len(set(config.fine_tune)) < len(config.fine_tune):
-        raise UsageError(f"--fine-tune-epochs {config.fine_tune}: distinct counts of 0 or more")
-    for a in config.activations:
-        choose("activation", a, ACTIVATIONS)
-    if len(set(config.activations)) < len(config.activations):
-        raise UsageError(f"--activation: each at most once (got {', '.join(config.activations)})")
+    validate_common(config, "--fine-tune-epochs")
     if TRAINED not in config.activations:
         raise UsageError(f"--activation: the swaps start from the network trained with "
                          f"{TRAINED}: include it")
-    for module, extra in (("sklearn", "study"), ("torch", "torch")):
-        try:
-            __import__(module)
-        except ImportError:
-            raise UsageError(f"the study needs {module}, which is not installed: "
-                             f"pip install 'gelucheck[{extra}]'") from None
 
 
 def run_seed(config: VitConfig, seed: int) -> dict:
