@@ -31,10 +31,11 @@ BELOW_TWO_UNIT = 2.0**-23  # in [1, 2)
 
 @njit(cache=True, error_model="numpy")
 def erf_block(x, bound, v, unit, doubt):
-    """erf at every x (any order) into v, float32's ulp of the exact value into unit, and
-    whether v lies within ``bound`` (relative) of a float32, a rounding midpoint or a power of
-    two (doubt). |erf| < 1 however close: from ERF_FAR on, and wherever the C library's value
-    comes within the bound of ±1, v is kept just inside with its side known."""
+    """erf at every x with |x| >= SERIES_EDGE (any order; tiny_block and series_block serve
+    the rest) into v, float32's ulp of the exact value into unit, and whether v lies within
+    ``bound`` (relative) of a float32, a rounding midpoint or a power of two (doubt). |erf| < 1
+    however close: from ERF_FAR on, and wherever the C library's value comes within the bound
+    of ±1, v is kept just inside with its side known."""
     slack = np.int64(bound * 2.0**53)  # the bound in float64 last places of v's binade
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
@@ -42,9 +43,6 @@ def erf_block(x, bound, v, unit, doubt):
         a = abs(xi)
         if a >= ERF_FAR:
             v[i], unit[i], doubt[i] = math.copysign(ONE_DOWN, xi), BELOW_ONE_UNIT, False
-        elif a < TINY:
-            v[i], unit[i], doubt[i] = _judge(TWO_OVER_SQRT_PI * xi, False, slack,
-                                             subnormal_slack, True)
         else:  # erf is odd: its magnitude from erf(|x|), which approaches 1 from below
             m, u, d = _judge_below(math.erf(a), ONE_BITS, False, slack, subnormal_slack)
             v[i], unit[i], doubt[i] = math.copysign(m, xi), u, d
@@ -52,10 +50,10 @@ def erf_block(x, bound, v, unit, doubt):
 
 @njit(cache=True, error_model="numpy")
 def erfc_block(x, bound, v, unit, doubt):
-    """erfc as erf_block computes erf: 2 less a little from -ERF_FAR down and wherever the
-    value comes within the bound of 2 (x < 0), TAIL_FLOOR from ERFC_RIGHT on (below the
-    quantum by far), 1 - 2x/√π for tiny |x| on x's side of 1 (the only float32 boundary that
-    near), and values below float32's normal range (x > 9.2) tested against its quantum."""
+    """erfc as erf_block computes erf (|x| >= SERIES_EDGE): 2 less a little from -ERF_FAR down
+    and wherever the value comes within the bound of 2 (x < 0), TAIL_FLOOR from ERFC_RIGHT on
+    (below the quantum by far), and values below float32's normal range (x > 9.2) tested
+    against its quantum."""
     slack = np.int64(bound * 2.0**53)
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
@@ -64,13 +62,6 @@ def erfc_block(x, bound, v, unit, doubt):
             v[i], unit[i], doubt[i] = TWO_DOWN, BELOW_TWO_UNIT, False
         elif xi >= ERFC_RIGHT:
             v[i], unit[i], doubt[i] = TAIL_FLOOR, QUANTUM, False
-        elif abs(xi) < TINY:
-            value = 1.0 - TWO_OVER_SQRT_PI * xi
-            if xi > 0:
-                v[i], unit[i] = min(value, ONE_DOWN), BELOW_ONE_UNIT
-            else:  # erfc(±0) = 1 exactly
-                v[i], unit[i] = (max(value, ONE_UP) if xi < 0 else 1.0), BELOW_TWO_UNIT
-            doubt[i] = False
         elif xi < 0:
             v[i], unit[i], doubt[i] = _judge_below(math.erfc(xi), TWO_BITS, False, slack,
                                                    subnormal_slack)
@@ -80,8 +71,10 @@ def erfc_block(x, bound, v, unit, doubt):
 
 @njit(cache=True, error_model="numpy")
 def tiny_block(x, complement, bound, subnormal, v, unit, doubt):
-    """erf_block's or erfc_block's part |x| < TINY, in a loop of its own that vectorizes:
-    ``subnormal``: whether some |x| here is below 2^-125 (erf's value may be subnormal)."""
+    """erf or erfc for |x| < TINY, in a loop of its own that vectorizes: erf = 2x/√π (its
+    doubt tested; ``subnormal``: whether some |x| here is below 2^-125, where erf's value may
+    be subnormal); erfc = 1 - 2x/√π, kept on x's side of 1 (the only float32 boundary that
+    near: no doubt)."""
     slack = np.int64(bound * 2.0**53)
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     for i in range(x.shape[0]):
