@@ -48,6 +48,11 @@ def test_a_planted_defect_shows_its_signature(name, function, signature, dtype):
     assert sig.count >= 1 and sig.advice
 
 
+def test_every_signature_has_a_planted_defect():
+    assert {p[2] for p in PLANTED} | {"path-dependent"} == set(signatures.NAMES)  # (paths:
+    # test_consistency's planted single-element path)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("function", ["gelu", "phi", "erf", "gelu_grad"])
 def test_a_correctly_rounded_implementation_shows_none(function, dtype):

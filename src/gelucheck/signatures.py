@@ -101,17 +101,21 @@ def flush_to_zero(m: Measured) -> Signature | None:
                       "subnormals - compute in a wider type, or keep subnormals on")
 
 
+# (said by the detectors over the stored inputs and over the special inputs alike)
+OVERFLOW = ("±inf where the value is finite: an intermediate overflows (x·(1+erf) before the "
+            "·0.5, x³ in the tanh form) - scale or reorder it")
+NAN_AT_INFINITY = ("NaN at ±inf, where the function has a limit: inf·0 or inf-inf in the "
+                   "formula - return the limit for infinite x")
+
+
 def overflow(m: Measured) -> Signature | None:
     where = np.isinf(m.y) & np.isfinite(m.exact) & np.isfinite(m.x)
-    return m.evidence(where, "overflow", "±inf where the value is finite: an intermediate "
-                      "overflows (x·(1+erf) before the ·0.5, x³ in the tanh form) - scale or "
-                      "reorder it")
+    return m.evidence(where, "overflow", OVERFLOW)
 
 
 def nan_at_infinity(m: Measured) -> Signature | None:
     where = np.isnan(m.y) & np.isinf(m.x)
-    return m.evidence(where, "nan-at-infinity", "NaN at ±inf, where the function has a limit: "
-                      "inf·0 or inf-inf in the formula - return the limit for infinite x")
+    return m.evidence(where, "nan-at-infinity", NAN_AT_INFINITY)
 
 
 def nan(m: Measured) -> Signature | None:
@@ -317,11 +321,8 @@ def _specials(specials) -> list[Signature]:
     if not isinstance(specials, dict):
         return []
     out = []
-    for label, name, advice in (
-            ("nan", "nan-at-infinity", "NaN at ±inf, where the function has a limit: inf·0 or "
-             "inf-inf in the formula - return the limit for infinite x"),
-            ("inf", "overflow", "±inf where the value is finite: an intermediate overflows "
-             "(x·(1+erf) before the ·0.5, x³ in the tanh form) - scale or reorder it")):
+    for label, name, advice in (("nan", "nan-at-infinity", NAN_AT_INFINITY),
+                                ("inf", "overflow", OVERFLOW)):
         hit = [o.input for o in specials.values() if not o.ok and (
             math.isnan(o.computed) if label == "nan" else math.isinf(o.computed)) and (
             math.isinf(o.input) if label == "nan" else math.isfinite(o.expected))]
@@ -379,7 +380,7 @@ def text(found: list[Signature]) -> str:
 
 def diagnose_paths(result) -> list[Signature]:
     """path-dependent, from a consistency result: outputs that differ by call path."""
-    paths = [p for p in getattr(result, "paths", []) or [] if getattr(p, "n_differ", 0)]
+    paths = [p for p in result.paths if p.n_differ]
     if not paths:
         return []
     count = sum(p.n_differ for p in paths)
