@@ -131,7 +131,7 @@ def test_the_shipped_suite_names_the_mechanism_when_it_fails(pytester):
     pytester.syspathinsert(str(pytester.path))
     (pytester.path / "planted.py").write_text(
         (__import__("pathlib").Path(__file__).parent / "signature_impls.py").read_text())
-    result = pytester.runpytest("--pyargs", "gelucheck.suite", "--gelucheck-impl",
+    result = pytester.runpytest_subprocess("--pyargs", "gelucheck.suite", "--gelucheck-impl",
                                 "planted:overflow", "--gelucheck-function", "gelu",
                                 "--gelucheck-dtype", "float16", "-k", "test_ulp", "-p",
                                 "no:cacheprovider")
