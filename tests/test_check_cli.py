@@ -280,6 +280,7 @@ def test_the_summary_says_worse_and_names_the_defects_that_apply(capsys, tmp_pat
     assert recorded and all(d in out for d in recorded)
 
 
+@pytest.mark.slow  # three backends' whole report, twice: seconds
 def test_no_line_of_a_report_is_wider_than_120_columns(capsys):
     assert main(["report", "--backend", "numpy", "--backend", "scipy", "--backend", "variants",
                  "--no-progress"]) == 0

@@ -103,6 +103,7 @@ def test_the_one_element_path_is_what_torch_returns_near_2p127():
     _agrees_with_probe(_path_figures(result, "one-element"), x, bulk, alone)
 
 
+@pytest.mark.slow  # every path of torch's GELU, with oneDNN on and off: seconds
 def test_the_path_without_onednn_is_torch_s_own_kernel():
     """PyTorch (2.13) hands a contiguous float32 tensor of two or more elements to oneDNN's
     GELU, whose x·(1+erf) overflowed from 2^127, and runs its own kernel where oneDNN is

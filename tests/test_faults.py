@@ -322,6 +322,7 @@ def test_a_hanging_or_crashing_implementation_is_its_own_error(tmp_path, capsys,
     assert all(words in r["error"] for r in results), [r["error"] for r in results]
 
 
+@pytest.mark.slow  # a measurement in a process of its own: seconds
 def test_an_isolated_implementation_measures_the_same(tmp_path):
     status, direct = _check_json(tmp_path, "--impl", "user_impls:gelu_float64_then_round",
                                  "--function", "gelu", "--dtype", "bfloat16")

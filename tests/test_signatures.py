@@ -127,6 +127,7 @@ def test_a_users_failing_assertion_names_the_mechanism():
     assert "signature flush-to-zero" in str(failed.value)
 
 
+@pytest.mark.slow  # pytest in a process of its own: seconds
 def test_the_shipped_suite_names_the_mechanism_when_it_fails(pytester):
     pytester.syspathinsert(str(pytester.path))
     (pytester.path / "planted.py").write_text(

@@ -69,6 +69,7 @@ def test_a_tie_rounded_the_wrong_way_is_said_so():
         assert_max_ulp(gelu_rounded_once, "gelu", "bfloat16", 0.5, specials=False)
 
 
+@pytest.mark.slow  # pytest in a process of its own: seconds
 def test_the_users_test_is_what_pytest_shows(pytester):
     """A failing assert_max_ulp in a user's test shows the user's line, not gelucheck's."""
     pytester.makepyfile('''
