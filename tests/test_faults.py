@@ -265,6 +265,8 @@ def test_resuming_after_the_code_changed_is_refused(tmp_path, monkeypatch, capsy
      "unknown backend 'nosuch'; valid choices: numpy, scipy"),
     (["sweep", "--function", "gelu", "--backend", "torch:nope", "--workers", "2"],
      "unknown implementation 'torch:nope'; torch offers: F.gelu"),
+    (["drift", "scipy:x*ndtr@gelu", "scipy:x*ndtr@gelu_tanh"],
+     "scipy:x*ndtr does not compute gelu_tanh; it computes: gelu"),
     (["check", "--impl", "user_impls:torch_gelu", "--function", "gelu", "--device", "cuda"],
      "needs --framework torch"),
 ])

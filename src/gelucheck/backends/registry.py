@@ -113,6 +113,10 @@ def find(spec: str, function: str | Function | None = None) -> list[Implementati
     offered = get_backend(backend).implementations
     found = [i for i in offered if i.name == name and function in (None, i.function)]
     if not found:
+        computes = sorted(i.function.name for i in offered if i.name == name)
+        if computes:
+            raise UsageError(f"{spec} does not compute {function.name}; it computes: "
+                             f"{', '.join(computes)}")
         valid = sorted({i.name for i in offered})
         raise UsageError(f"unknown implementation {spec!r}; {backend} offers: "
                          f"{', '.join(valid) or 'nothing here'}")
