@@ -21,6 +21,17 @@ def fmt_ulp(value) -> str:
     return f"{value:.3g}" if value < 1e5 else f"{value:.2e}"
 
 
+def fmt_share(count: int, total: int, digits: int = 1) -> str:
+    """``count`` of ``total`` as a percentage that never reads as none or all when it is
+    neither: one in a million is "0.1%" at one digit, not "0.0%"."""
+    if total == 0:
+        return "not measured"
+    if count in (0, total):
+        return "0%" if count == 0 else "100%"
+    step = 10.0**-digits
+    return f"{min(max(100 * count / total, step), 100 - step):.{digits}f}%"
+
+
 def fmt_max(figures) -> str:
     """The max ulp error; "0.5+" where it reads 0.5 yet some result is not correctly rounded
     (an exact value a hair beyond a tie: its excess is below float64's resolution)."""

@@ -8,7 +8,7 @@ from .. import judge
 from ..budgets import Budgets
 from ..formats import FORMATS
 from ..results import AccuracyResult
-from .cells import NOT_TAKEN, fmt_max
+from .cells import NOT_TAKEN, fmt_max, fmt_share
 
 # A result's standing against its budget, worst first: a row shows its worst dtype's.
 STANDINGS = ("failed", "worse", "missing", "better", "within")
@@ -48,9 +48,8 @@ def cell(result: AccuracyResult | None) -> str:
     if result.figures is None:
         return "not measured"
     f = result.figures
-    share = 1 - f.not_correctly_rounded / f.n_inputs if f.n_inputs else 0.0
-    percent = "100%" if share == 1 else f"{min(share * 100, 99.9):.1f}%"
-    return f"{fmt_max(f)} ({percent})"
+    share = fmt_share(f.n_inputs - f.not_correctly_rounded, f.n_inputs)
+    return f"{fmt_max(f)} ({share})"
 
 
 def rows(results: list, budgets: Budgets) -> tuple[list[str], list[list]]:

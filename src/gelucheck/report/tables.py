@@ -6,7 +6,7 @@ from .. import published
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
 from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SignFinding
-from .cells import NOT_TAKEN, fmt_max, fmt_ulp  # noqa: F401 (read as tables.fmt_* too)
+from .cells import NOT_TAKEN, fmt_max, fmt_share, fmt_ulp  # noqa: F401 (read as tables.fmt_* too)
 
 
 def _cell(result: AccuracyResult | None, region: str | None) -> str:
@@ -70,10 +70,17 @@ def _drift_body(results: list, pair: str) -> list[list]:
         if not isinstance(r, DriftResult) or r.figures is None or r.pair != pair:
             continue
         f, shift = r.figures, r.minimum_shift
+        differ = round(f.differ_fraction * f.n_inputs)
         body.append([f"{r.backend}:{r.exact_implementation}", r.tanh_implementation, r.dtype,
-                     f"{f.differ_fraction:.2%}", fmt_ulp(f.max_ulp), f"{f.at_ulp:.6g}",
-                     f"{f.max_abs:.4e}", f"{f.at:.6g}", "-" if shift is None else f"{shift:+.3g}"])
+                     fmt_share(differ, f.n_inputs, 2), fmt_ulp(f.max_ulp),
+                     _where(f.max_ulp, f.at_ulp), f"{f.max_abs:.4e}", _where(f.max_abs, f.at),
+                     "-" if shift is None else f"{shift:+.3g}"])
     return body
+
+
+def _where(largest: float, x: float) -> str:
+    """The input of the largest difference, or "nowhere" when no output differs."""
+    return f"{x:.6g}" if largest > 0 else "nowhere"
 
 
 def worst_rows(results: list) -> tuple[list[str], list[list]]:
