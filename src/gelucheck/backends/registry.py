@@ -114,7 +114,7 @@ def find(spec: str, function: str | Function | None = None) -> list[Implementati
     found = [i for i in offered if i.name == name and function in (None, i.function)]
     if not found:
         computes = sorted(i.function.name for i in offered if i.name == name)
-        if computes:
+        if computes and function is not None:
             raise UsageError(f"{spec} does not compute {function.name}; it computes: "
                              f"{', '.join(computes)}")
         valid = sorted({i.name for i in offered})
