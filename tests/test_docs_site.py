@@ -89,6 +89,18 @@ def test_each_command_page_shows_its_options(site):
     assert "usage: gelucheck sweep" in text and "--function" in text
 
 
+def test_the_signatures_page_prints_the_sentences_the_tool_prints(site):
+    import html as markup
+
+    from gelucheck import signatures
+
+    text = markup.unescape((site / "checks" / "index.html").read_text())
+    assert "<!-- gelucheck-signatures -->" not in text
+    for name, variants in signatures.sentences().items():
+        assert f"<code>{name}</code>" in text
+        assert all(sentence in text for sentence in variants.values()), name
+
+
 @pytest.fixture(scope="module")
 def served(site):
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))

@@ -8,10 +8,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from importlib import resources
 
 import numpy as np
+import tomllib
 
 from .checks.regions import region_of
+from .errors import GelucheckError
 from .formats import FORMATS, Format, narrow
 from .functions import (
     CDF,
@@ -51,6 +54,21 @@ SEAM_ULPS = 4.0
 # Flushed subnormals: subnormal correctly rounded values at least this many quanta from 0, of
 # which at least FLUSH_SHARE are returned as 0 (or the smallest normal)
 FLUSH_QUANTA, FLUSH_SHARE = 4, 0.5
+
+
+@cache
+def sentences() -> dict[str, dict[str, str]]:
+    """{signature: {variant: sentence}}: the words each signature is printed with."""
+    path = resources.files("gelucheck") / "data" / "signatures.toml"
+    try:
+        return tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise GelucheckError(f"{path}: not a table of signature sentences ({exc})") from None
+
+
+def advice(name: str, variant: str = "advice", **fields) -> str:
+    """The sentence signature ``name`` is printed with (data/signatures.toml), filled in."""
+    return sentences()[name][variant].format(**fields)
 
 
 @dataclass
@@ -96,32 +114,22 @@ def flush_to_zero(m: Measured) -> Signature | None:
                                                             2.0**8 * m.fmt.smallest_normal)
     if near.any() and (m.lost() & near).sum() > (1 - FLUSH_SHARE) * near.sum():
         return None
-    return m.evidence(flushed, "flush-to-zero", "results below the smallest normal come back "
-                      "as 0 (or the smallest normal): a flush-to-zero mode or a kernel without "
-                      "subnormals - compute in a wider type, or keep subnormals on")
-
-
-# (said by the detectors over the stored inputs and over the special inputs alike)
-OVERFLOW = ("±inf where the value is finite: an intermediate overflows (x·(1+erf) before the "
-            "·0.5, x³ in the tanh form) - scale or reorder it")
-NAN_AT_INFINITY = ("NaN at ±inf, where the function has a limit: inf·0 or inf-inf in the "
-                   "formula - return the limit for infinite x")
+    return m.evidence(flushed, "flush-to-zero", advice("flush-to-zero"))
 
 
 def overflow(m: Measured) -> Signature | None:
     where = np.isinf(m.y) & np.isfinite(m.exact) & np.isfinite(m.x)
-    return m.evidence(where, "overflow", OVERFLOW)
+    return m.evidence(where, "overflow", advice("overflow"))
 
 
 def nan_at_infinity(m: Measured) -> Signature | None:
     where = np.isnan(m.y) & np.isinf(m.x)
-    return m.evidence(where, "nan-at-infinity", NAN_AT_INFINITY)
+    return m.evidence(where, "nan-at-infinity", advice("nan-at-infinity"))
 
 
 def nan(m: Measured) -> Signature | None:
     where = np.isnan(m.y) & np.isfinite(m.x) & ~np.isnan(m.exact)
-    return m.evidence(where, "nan", "NaN at finite inputs where the function is defined: an "
-                      "intermediate overflows to inf and meets 0 or inf")
+    return m.evidence(where, "nan", advice("nan"))
 
 
 def _tail_sides(function: Function) -> tuple[bool, bool]:
@@ -146,9 +154,7 @@ def tail_cancellation(m: Measured) -> Signature | None:
         beyond = tail & (side * m.x >= start)
         if hit.sum() >= TAIL_SHARE * beyond.sum():
             found |= hit
-    return m.evidence(found, "tail-cancellation", "total loss of relative accuracy growing "
-                      "toward the tail, where the value is a normal number: 1+erf (or 1+tanh) "
-                      "cancels - use erfc of the other sign (Φ(x) = erfc(-x/√2)/2)")
+    return m.evidence(found, "tail-cancellation", advice("tail-cancellation"))
 
 
 def absolute_error(m: Measured) -> Signature | None:
@@ -159,9 +165,7 @@ def absolute_error(m: Measured) -> Signature | None:
     hit = m.lost() & (np.abs(m.x) < 1.0)
     if hit.sum() < TAIL_MINIMUM:
         return None
-    return m.evidence(hit, "absolute-error", "values near 0 lose all their digits: the "
-                      "kernel's error is absolute (results near 0 are multiples of a fixed "
-                      "step) - use the leading term there (erf(x) ≈ 2x/√π, GELU(x) ≈ x/2)")
+    return m.evidence(hit, "absolute-error", advice("absolute-error"))
 
 
 def _body(m: Measured) -> np.ndarray:
@@ -188,8 +192,7 @@ def low_precision(m: Measured) -> Signature | None:
             where = np.zeros(len(m.x), dtype=bool)
             where[idx[candidates & on_grid & (m.y[idx] != m.rounded[idx])]] = True
             return m.evidence(where, "low-precision",
-                              f"the results carry {n.name}'s precision inside {m.fmt.name}: "
-                              f"computed (or stored) in {n.name} - compute in {m.fmt.name}",
+                              advice("low-precision", narrow=n.name, format=m.fmt.name),
                               detail=f"{n.name} inside {m.fmt.name}")
     # off the narrower grid, yet with its rounding's error: constants or steps in the narrower
     # format (the widest narrower format whose scale the body's median error matches)
@@ -202,9 +205,8 @@ def low_precision(m: Measured) -> Signature | None:
         # (a scale of a few ulps is any rough kernel's: bfloat16 inside float16 is 8)
         if scale >= SCALE_FLOOR and scale / 256 <= median <= scale * 16:
             return m.evidence(body & (m.errors >= scale / 256), "low-precision",
-                              f"the errors are those of {n.name}'s rounding inside "
-                              f"{m.fmt.name} (median {median:.3g} ulps): a constant or a step "
-                              f"computed in {n.name} - compute in {m.fmt.name}",
+                              advice("low-precision", "scale", narrow=n.name,
+                                     format=m.fmt.name, median=f"{median:.3g}"),
                               detail=f"{n.name} inside {m.fmt.name}")
     return None
 
@@ -219,23 +221,20 @@ def biased(m: Measured) -> Signature | None:
     if share < BIASED_SHARE:
         return None
     direction = "away from zero" if outward.mean() > 0.5 else "toward zero"
-    return m.evidence(wrong, "biased", f"the misrounded results err {direction} almost "
-                      "everywhere: a directed rounding, or a result scaled by a constant that "
-                      "is not quite right", detail=direction)
+    return m.evidence(wrong, "biased", advice("biased", direction=direction), detail=direction)
 
 
 def out_of_range(m: Measured) -> Signature | None:
     where = m.function.impossible(m.x, m.y)
-    what = "a value the function cannot have (outside its range, or of the wrong sign)"
+    said = advice("out-of-range")
     if m.function.has_minimum:
         value = float(narrow(np.array([_minimum(m.function)[1]]), m.fmt)[0])
         # more than MINIMUM_ULPS below the rounded minimum: a kernel good to a few ulps
         # misrounds that far at x*, which is no overshoot
         below = value - MINIMUM_ULPS * float(m.fmt.ulp_of(np.array([value]))[0])
         where = where | (np.isfinite(m.y) & (m.y < below))
-        what += f", or more than {MINIMUM_ULPS:g} ulps below the minimum"
-    return m.evidence(where, "out-of-range", f"{what}: however few ulps, no correct result "
-                      "is there - look for a term that overshoots (tanh below -1, 1+erf)")
+        said = advice("out-of-range", "minimum", ulps=f"{MINIMUM_ULPS:g}")
+    return m.evidence(where, "out-of-range", said)
 
 
 _INCREASING = {CDF: 1, ODD: 1, COMPLEMENT: -1}
@@ -285,27 +284,21 @@ def not_monotone(m: Measured) -> Signature | None:
     unit = m.fmt.ulp_of(np.maximum(np.abs(y[k + 1]), np.abs(y[k])))
     where = np.zeros(len(m.x), dtype=bool)
     where[order[k + 1][step[k] < -unit]] = True
-    return m.evidence(where, "not-monotone", "outputs turn back between neighbouring inputs "
-                      "where the function is monotone: two code paths (a table seam, a switch "
-                      "of formula) that disagree at their boundary, or rounding noise above an "
-                      "ulp - sort or take argmax of these outputs with care")
+    return m.evidence(where, "not-monotone", advice("not-monotone"))
 
 
 def wrong_sign(m: Measured) -> Signature | None:
     if m.function.family not in (DERIVATIVE, PDF):
         return None
     where = (m.y != 0) & (m.exact != 0) & np.isfinite(m.y) & (np.sign(m.y) != np.sign(m.exact))
-    return m.evidence(where, "wrong-sign", "a derivative of the wrong sign sends training the "
-                      "wrong way however small it is: its terms cancel (GELU′ near x*) - "
-                      "evaluate them without cancellation")
+    return m.evidence(where, "wrong-sign", advice("wrong-sign"))
 
 
 def false_zero(m: Measured) -> Signature | None:
     if m.function.family not in (DERIVATIVE, PDF):
         return None
     where = (m.y == 0) & (m.rounded != 0)
-    return m.evidence(where, "false-zero", "a derivative returned as 0 where it is not: the "
-                      "gradient stops there (a tail computed as 1 - 1, or an underflow)")
+    return m.evidence(where, "false-zero", advice("false-zero"))
 
 
 DETECTORS = (flush_to_zero, overflow, nan_at_infinity, nan, tail_cancellation, absolute_error,
@@ -321,15 +314,15 @@ def _specials(specials) -> list[Signature]:
     if not isinstance(specials, dict):
         return []
     out = []
-    for label, name, advice in (("nan", "nan-at-infinity", NAN_AT_INFINITY),
-                                ("inf", "overflow", OVERFLOW)):
+    for name, at_infinity in (("nan-at-infinity", True), ("overflow", False)):
+        # NaN at an infinite input; inf where the value is finite
         hit = [o.input for o in specials.values() if not o.ok and (
-            math.isnan(o.computed) if label == "nan" else math.isinf(o.computed)) and (
-            math.isinf(o.input) if label == "nan" else math.isfinite(o.expected))]
+            (math.isnan(o.computed) and math.isinf(o.input)) if at_infinity
+            else (math.isinf(o.computed) and math.isfinite(o.expected)))]
         if hit:
             first = min(hit, key=abs)
-            out.append(Signature(name, len(hit), first, first, region_of(first), advice,
-                                 detail="special inputs"))
+            out.append(Signature(name, len(hit), first, first, region_of(first),
+                                 advice(name), detail="special inputs"))
     return out
 
 
@@ -346,9 +339,8 @@ def diagnose(function: Function, fmt: Format, x, y, rounded, exact, errors,
     found += [s for s in _specials(specials) if s.name not in names]
     if fingerprint is not None and fingerprint.mismatch:
         found.append(Signature("wrong-form", fingerprint.n_inputs, None, None, "all",
-                               f"the outputs compute {fingerprint.formula}, not the declared "
-                               f"{fingerprint.declared}: check the formula (or the exporter's "
-                               "approximate= flag)",
+                               advice("wrong-form", formula=fingerprint.formula,
+                                      declared=fingerprint.declared),
                                detail=f"computes {fingerprint.formula}"))
     return found
 
@@ -386,9 +378,7 @@ def diagnose_paths(result) -> list[Signature]:
     count = sum(p.n_differ for p in paths)
     names = ", ".join(p.name for p in paths[:4]) + (" ..." if len(paths) > 4 else "")
     return [Signature("path-dependent", int(count), None, None, "all",
-                      f"the same input gives other outputs by call path ({names}): the paths "
-                      "take different kernels - pin the path, or fix the kernels to agree",
-                      detail=f"{len(paths)} paths")]
+                      advice("path-dependent", paths=names), detail=f"{len(paths)} paths")]
 
 
 # Signatures of a whole call path, found by the consistency check, not by one measurement
