@@ -74,6 +74,8 @@ def test_a_measured_figure_above_its_documented_bound_is_shown_as_such():
     _, body = tables.documented_rows([within, above, uncovered])
     assert [(r[0], r[3], r[5]) for r in body] == [
         ("torch-cuda:erf", "2", "within"), ("torch-cuda:special.erfc", "5", "ABOVE at x = 0.75")]
+    at = _result("erf", "erf", "float32", 2.0)  # a bound is the largest error allowed
+    assert not published.bound_for(at).exceeded_by(at)
 
 
 def test_impossible_results_by_hand():

@@ -35,7 +35,7 @@ class Bound:
 
     def exceeded_by(self, result: AccuracyResult) -> bool:
         """Whether the measured max ulp of a result it covers is above this bound."""
-        assert result.figures is not None, "only a measured result is compared"
+        assert result.figures is not None  # (only a measured result is compared)
         return result.figures.max_ulp > self.max_ulp
 
 

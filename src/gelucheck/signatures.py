@@ -89,8 +89,7 @@ class Measured:
         if not where.any():
             return None
         idx = np.flatnonzero(where)
-        e = np.where(np.isnan(self.errors[idx]), np.inf, self.errors[idx])
-        worst = float(self.x[idx[int(np.argmax(e))]])
+        worst = float(self.x[idx[int(np.argmax(self.errors[idx]))]])  # (a NaN error first)
         first = float(self.x[idx[int(np.argmin(np.abs(self.x[idx])))]])  # where it begins,
         return Signature(name, int(idx.size), first, worst,  # coming from 0
                          region_of(worst), advice, detail)
@@ -182,9 +181,8 @@ def low_precision(m: Measured) -> Signature | None:
         inside = body & (np.abs(m.rounded) < n.max_finite) & (np.abs(m.rounded) >=
                                                                n.smallest_normal)
         idx = np.flatnonzero(inside)  # (narrowing only these: it is the costly part)
-        with np.errstate(over="ignore", invalid="ignore"):
-            on_grid = narrow(m.y[idx], n).astype(np.float64) == m.y[idx]
-            rounded_on_grid = narrow(m.rounded[idx], n).astype(np.float64) == m.rounded[idx]
+        on_grid = narrow(m.y[idx], n).astype(np.float64) == m.y[idx]
+        rounded_on_grid = narrow(m.rounded[idx], n).astype(np.float64) == m.rounded[idx]
         candidates = ~rounded_on_grid
         if candidates.sum() < LOW_MINIMUM:
             continue
