@@ -126,6 +126,18 @@ def test_an_error_of_zero_ulps_at_two_inputs_picks_no_worse_one():
     assert _ulps_from_mpmath(f.computed, f.worst_input) == pytest.approx(f.max_ulp, rel=1e-9)
 
 
+def test_results_the_function_cannot_have_are_counted_and_the_first_named():
+    """GELU has the sign of x: a positive GELU(-1) or GELU(-3) is impossible however close
+    to 0; the first stored of them is named with its encoding and its output."""
+    planted = {-1.0: 0.25, -3.0: 0.5}
+    f = accuracy.measure(_planted(planted), FLOAT16).figures
+    order = [float(v) for v in reference_data.table(FLOAT16, "gelu").x]
+    first = min(planted, key=order.index)
+    assert (f.impossible, f.impossible_at, f.impossible_computed) == (2, first, planted[first])
+    assert f.impossible_at_hex == FLOAT16.hex(np.float16(first))
+    assert accuracy.measure(_planted(), FLOAT16).figures.impossible == 0
+
+
 def test_all_nan_is_said_and_a_raise_is_a_failure():
     tab = reference_data.table(FLOAT16, "gelu")
     nan = Implementation("test", "nan", "gelu", lambda x: np.full_like(x, np.nan),

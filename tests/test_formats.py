@@ -1,3 +1,5 @@
+import sys
+
 import numpy as np
 import pytest
 
@@ -90,6 +92,15 @@ def test_a_numpy_dtype_is_its_format(name):
 def test_torch_dtype_when_installed():
     torch = pytest.importorskip("torch", reason="torch is not installed")
     assert BFLOAT16.torch_dtype() is torch.bfloat16
+
+
+def test_the_torch_dtype_is_torchs_attribute_of_the_formats_name(monkeypatch):
+    """(without torch too: the lookup against a stand-in module)"""
+    import types
+
+    fake = types.SimpleNamespace(**{name: object() for name in FORMATS})
+    monkeypatch.setitem(sys.modules, "torch", fake)
+    assert all(fmt.torch_dtype() is getattr(fake, name) for name, fmt in FORMATS.items())
 
 
 from fractions import Fraction  # noqa: E402

@@ -349,6 +349,36 @@ def test_a_sweep_over_another_range_or_unrecorded_is_missing():
     assert v.worse == ["could not be measured: died"]
 
 
+def test_the_sweep_line_is_said_where_the_sweep_is_worse_better_or_unrecorded():
+    s = _sweep()
+    assert judge.sweep_line(s, _sweep_budgets()) == (False, None)
+    failed, line = judge.sweep_line(_sweep(max_ulp=3.0), _sweep_budgets())
+    assert failed and line == (f"{s.label}: worse than budget: max ulp over all float32 "
+                               "(worst x = -6.0, 0xc0c00000) 3 > 2")
+    better = _budgets(sweep={"range": RANGE, "max_ulp": 2.0, "correctly_rounded": 0.98})
+    failed, line = judge.sweep_line(_sweep(), better)
+    assert not failed and line == (f"{s.label}: better than budget, can be tightened: "
+                                   "correctly rounded 99.000000% > 98.000000%")
+    assert judge.sweep_line(_sweep(range_=["0x0", "0x10"]), _sweep_budgets()) == (
+        False, f"{s.label}: no sweep budget over [0x0, 0x10); record one with gelucheck "
+               "sweep --write-budgets")
+
+
+# -- results the function cannot have -----------------------------------------------------
+
+def test_impossible_results_are_counted_against_the_budget_where_measured():
+    from dataclasses import replace
+
+    three = _result(figures=replace(_figures(), impossible=3))
+    assert _verdict(three, max_ulp=10.0).worse == [
+        "results outside the range or of the wrong sign: 3 > 0"]
+    v = _verdict(three, max_ulp=10.0, impossible=5)
+    assert v.better == ["results outside the range or of the wrong sign: 3 < 5"]
+    assert v.worse == []
+    unmeasured = _result(figures=replace(_figures(), impossible=None))
+    assert _verdict(unmeasured, max_ulp=10.0, impossible=5).better == []
+
+
 # -- no budget: the stated default ---------------------------------------------------------
 
 def test_the_default_holds_a_correctly_rounded_result():

@@ -152,7 +152,7 @@ def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:
         verdict.worse.append(f"could not be measured: {result.failure.reason}")
         return verdict
     f = result.figures
-    assert f is not None, "a sweep that did not fail has figures"
+    assert f is not None  # (a sweep that did not fail has figures)
     where = f" (worst x = {f.worst_input!r}, {f.worst_input_hex})"
     _compare_ulps("max ulp over all float32" + where, f.max_ulp, recorded["max_ulp"], verdict)
     for region in f.regions:
