@@ -28,21 +28,19 @@ UNDECIDED = "undecided"
 NOISE_ULP = 4.0
 
 
-def _sigmoid_form(k: float):
+def sigmoid_form(tab, fmt: Format, k: float) -> np.ndarray:
     """x·σ(kx) in float64, rounded once into the format. Not always correctly rounded, but
     within ~1e-16 relative: the forms differ by far more than that, which is all a vote needs."""
-    def values(tab, fmt: Format) -> np.ndarray:
-        x = tab.x.astype(np.float64)
-        with np.errstate(over="ignore"):
-            return narrow(x / (1.0 + np.exp(-k * x)), fmt)
-    return values
+    x = tab.x.astype(np.float64)
+    with np.errstate(over="ignore"):
+        return narrow(x / (1.0 + np.exp(-k * x)), fmt)
 
 
 CANDIDATES = {
     "exact": ("x·Φ(x), erf/erfc", lambda tab, fmt: tab.rounded(GELU)),
     "tanh": ("0.5x(1+tanh(√(2/π)(x+0.044715x³)))", lambda tab, fmt: tab.rounded(GELU_TANH)),
-    "sigmoid_1.702": ("x·σ(1.702x)", _sigmoid_form(1.702)),
-    "sigmoid_1.773": ("x·σ(1.773x)", _sigmoid_form(1.773)),
+    "sigmoid_1.702": ("x·σ(1.702x)", lambda tab, fmt: sigmoid_form(tab, fmt, 1.702)),
+    "sigmoid_1.773": ("x·σ(1.773x)", lambda tab, fmt: sigmoid_form(tab, fmt, 1.773)),
 }
 
 
