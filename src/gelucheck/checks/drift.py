@@ -23,13 +23,14 @@ def compare_outputs(x: np.ndarray, first: np.ndarray, second: np.ndarray, fmt: F
     # Where either output is not finite (an overflow, a NaN) the difference says nothing of
     # the approximation: those are counted apart; accuracy results report them in full.
     finite = np.isfinite(a) & np.isfinite(b)
+    differ = (a != b) & ~(np.isnan(a) & np.isnan(b))  # a NaN from both is no difference
     with np.errstate(over="ignore", invalid="ignore"):
         absolute = np.where(finite, np.abs(a - b), 0.0)
         ulps = np.where(finite, absolute / ulp(reference, fmt), 0.0)
     i, j = worst_index(ulps), worst_index(absolute)
     return DriftFigures(
-        n_inputs=len(x), differ_fraction=float(np.mean(a != b)),
-        nonfinite_differ=int(np.count_nonzero(~finite & (a != b))),
+        n_inputs=len(x), differ_fraction=float(np.mean(differ)),
+        nonfinite_differ=int(np.count_nonzero(~finite & differ)),
         max_ulp=float(ulps[i]), at_ulp=float(x[i]), at_ulp_hex=fmt.hex(x[i]),
         max_abs=float(absolute[j]), at=float(x[j]), at_hex=fmt.hex(x[j]))
 
