@@ -1,13 +1,15 @@
 """The drift check's parts (gelucheck.checks.drift): how two outputs differ, which pairs are
 measured, and where each puts GELU's minimum. Expected figures are derived by hand or by
 mpmath here, not read from the module."""
+import warnings
+
 import mpmath
 import numpy as np
 import pytest
 
 from gelucheck.backends import Implementation, find
 from gelucheck.checks import drift, reference_data
-from gelucheck.formats import FLOAT16, FLOAT32
+from gelucheck.formats import FLOAT16, FLOAT32, FLOAT64
 from gelucheck.functions import GELU, GELU_TANH, PHI
 from gelucheck.results import Failure, MinimumFinding
 
@@ -49,6 +51,19 @@ def test_non_finite_outputs_are_counted_apart_and_never_as_a_difference_in_ulps(
     assert f.differ_fraction == 3 / 5  # the two non-finite ones and x = 5
     assert (f.max_ulp, f.at_ulp) == (2**-8 / 2**-8, 5.0)  # ulps of 5 are 2^-8
     assert (f.max_abs, f.at) == (2**-8, 5.0)
+
+
+def test_overflowing_and_infinite_differences_raise_no_warning():
+    """float64 outputs of opposite signs near the largest value differ by more than the
+    largest value (inf - inf, where both overflow, is not even a number): no warning leaks
+    to the caller, and the figures stay those of the finite outputs."""
+    big = np.finfo(np.float64).max
+    x = np.array([1.0, 2.0, 3.0])
+    first, second = np.array([big, np.inf, 1.0]), np.array([-big, np.inf, 1.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f = drift.compare_outputs(x, first, second, FLOAT64, reference=first)
+    assert f.max_abs == np.inf and f.at == 1.0 and f.nonfinite_differ == 0
 
 
 def test_differences_are_in_ulps_of_the_reference_not_of_either_output():
@@ -104,8 +119,8 @@ def test_a_correctly_rounded_pair_drifts_as_the_reference_does():
               (tanh.id, "gelu_tanh", FLOAT16): _finding(-0.75, -0.73, -0.16)}
     r = drift.backend_drift(exact, tanh, FLOAT16, minima)
     assert r.figures == drift.reference_drift(FLOAT16).figures
-    assert (r.backend, r.exact_implementation, r.tanh_implementation) == (
-        "stub", "exact", "stub:tanh")
+    assert (r.backend, r.exact_implementation, r.tanh_implementation, r.dtype, r.device) == (
+        "stub", "exact", "stub:tanh", "float16", "cpu")
     assert r.minimum_shift == pytest.approx(0.01)  # centres -0.74 and -0.75
     assert r.minimum_value_shift == pytest.approx(0.01)
     assert r.failure is None and r.pair == "tanh"
@@ -119,6 +134,13 @@ def test_without_an_exact_gelu_the_correctly_rounded_one_and_the_true_minimum_st
     assert r.figures == drift.reference_drift(FLOAT16).figures
     assert r.minimum_shift == pytest.approx(-0.75 + 0.75179152469356445746, abs=1e-15)
     assert r.minimum_value_shift == pytest.approx(-0.16 + 0.16997120747990366169, abs=1e-15)
+
+
+def test_the_backend_s_own_exact_output_is_compared_not_the_reference():
+    """An 'exact' GELU that computes the tanh form does not drift from the tanh form."""
+    r = drift.backend_drift(_stored(GELU_TANH, "exact"), _stored(GELU_TANH, "tanh"), FLOAT16,
+                            {})
+    assert (r.figures.max_abs, r.figures.differ_fraction) == (0.0, 0.0)
 
 
 def test_a_minimum_that_could_not_be_found_leaves_the_shifts_unmeasured():
@@ -155,6 +177,21 @@ def test_a_runtime_pair_is_labelled_with_both_functions():
     assert r.exact_implementation == "exact@gelu"
     assert r.tanh_implementation == "other:again@gelu"
     assert (r.figures.max_ulp, r.figures.differ_fraction) == (0.0, 0.0)
+
+
+def test_a_runtime_pair_of_phi_is_in_ulps_of_phi_and_has_no_minimum():
+    """Two Φ one ulp apart at x = 3: Φ(3) = 0.99865 has ulps of 2^-11 in float16, where
+    GELU(3) = 2.996 has ulps of 2^-9 (the difference would read 0.25 in those)."""
+    tab = reference_data.table(FLOAT16, GELU)
+    (i,) = np.flatnonzero(tab.x == 3.0)
+    bumped = tab.rounded(PHI).copy()
+    bumped[i] = np.nextafter(bumped[i], np.float16(0))
+    second = Implementation("other", "phi", "phi", lambda x: bumped.copy(),
+                            native=("float16",))
+    r = drift.runtime_drift(_stored(PHI, "phi"), second, FLOAT16)
+    assert (r.figures.max_ulp, r.figures.at_ulp) == (1.0, 3.0)
+    assert r.figures.differ_fraction == 1 / len(tab.x)
+    assert r.minimum_shift is None and r.minimum_value_shift is None
 
 
 # --- pairs --------------------------------------------------------------------------------
