@@ -36,13 +36,16 @@ def test_at_avx2_torch_s_gelu_runs_onednn_s_avx2_kernel():
     assert kernels and all(",jit:avx2," in line for line in kernels), done.stdout[-2000:]
 
 
-def test_torch_s_version_says_where_onednn_is_capped(monkeypatch):
-    """Results differ with oneDNN's cap, so the version that identifies them (and keeps a
-    sweep's checkpoints apart) names it."""
+def test_torch_s_version_says_where_onednn_and_mkl_are_capped(monkeypatch):
+    """Results differ with oneDNN's and MKL's caps, so the version that identifies them (and
+    keeps a sweep's checkpoints apart) names them."""
     pytest.importorskip("torch", reason="torch is not installed")
     from gelucheck.backends.tensors import torch_version_text
 
     monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
-    assert "oneDNN" not in torch_version_text()
+    monkeypatch.delenv("MKL_ENABLE_INSTRUCTIONS", raising=False)
+    assert "oneDNN" not in torch_version_text() and "MKL" not in torch_version_text()
     monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
     assert torch_version_text().endswith(", oneDNN up to AVX2")
+    monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "SSE4_2")
+    assert torch_version_text().endswith(", oneDNN up to AVX2, MKL up to SSE4_2")

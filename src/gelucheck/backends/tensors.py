@@ -25,15 +25,18 @@ def torch_availability(device: str = "cpu") -> tuple[bool, str, str | None]:
 
 def torch_version_text(device: str = "cpu") -> str:
     """torch's version and the kernels it dispatches to: results differ by CPU capability
-    (ATEN_CPU_CAPABILITY), by the instructions oneDNN may use where capped (its GELU's:
-    levels.py) and by GPU."""
+    (ATEN_CPU_CAPABILITY), by the instructions oneDNN (its GELU) and MKL (its erf and erfc)
+    may use where capped (levels.py, the tests' conftest.py) and by GPU."""
     import torch
 
     if device == "cuda":
         return f"{torch.__version__}, {torch.cuda.get_device_name()}"
     text = f"{torch.__version__}, CPU {torch.backends.cpu.get_cpu_capability()}"
-    onednn = os.environ.get("ONEDNN_MAX_CPU_ISA")
-    return f"{text}, oneDNN up to {onednn}" if onednn else text
+    for library, variable in (("oneDNN", "ONEDNN_MAX_CPU_ISA"),
+                              ("MKL", "MKL_ENABLE_INSTRUCTIONS")):
+        if os.environ.get(variable):
+            text += f", {library} up to {os.environ[variable]}"
+    return text
 
 
 def to_tensor(x: np.ndarray, device: str = "cpu"):
