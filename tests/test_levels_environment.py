@@ -49,3 +49,16 @@ def test_torch_s_version_says_where_onednn_and_mkl_are_capped(monkeypatch):
     assert torch_version_text().endswith(", oneDNN up to AVX2")
     monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "SSE4_2")
     assert torch_version_text().endswith(", oneDNN up to AVX2, MKL up to SSE4_2")
+
+
+def test_jax_and_tensorflow_versions_say_where_xla_is_capped(monkeypatch):
+    """XLA's CPU code differs with its cap (the budgets hold the AVX2 code: conftest.py)."""
+    from gelucheck.backends import xla
+
+    monkeypatch.delenv("XLA_FLAGS", raising=False)
+    assert xla.cap_text() == ""
+    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
+    assert xla.cap_text() == ""
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_max_isa=AVX512 --xla_dump_to=/tmp "
+                       "--xla_cpu_max_isa=AVX2")
+    assert xla.cap_text() == ", XLA up to AVX2"

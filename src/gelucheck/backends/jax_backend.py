@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import xla
 from .base import Backend, Implementation
 
 
@@ -66,4 +67,4 @@ def load() -> Backend:
         make("special.erf", "erf", jax.scipy.special.erf, "jax.scipy.special.erf(x), jit"),
         make("special.erfc", "erfc", jax.scipy.special.erfc, "jax.scipy.special.erfc(x), jit"),
     )
-    return Backend("jax", True, "", jax.__version__, impls)
+    return Backend("jax", True, "", jax.__version__ + xla.cap_text(), impls)

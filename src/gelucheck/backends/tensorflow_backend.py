@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 
+from . import xla as xla_cap
 from .base import Backend, Implementation
 
 
@@ -80,5 +81,5 @@ def load() -> Backend:
     )
     missing = {name: "TensorFlow has no Gaussian CDF op (tensorflow-probability has ndtr)"
                for name in ("phi", "phi_grad")}
-    return Backend("tensorflow", True, "", f"{tf.__version__} (Keras {keras.__version__})",
-                   impls, missing)
+    version = f"{tf.__version__} (Keras {keras.__version__}){xla_cap.cap_text()}"
+    return Backend("tensorflow", True, "", version, impls, missing)
