@@ -1,10 +1,12 @@
 """The C library's erf family as a backend, and documented bounds beside measured figures."""
 import ctypes
 import ctypes.util
+import dataclasses
 import math
 
 import numpy as np
 import pytest
+from packaging.version import Version
 
 from gelucheck import published
 from gelucheck.backends.registry import get_backend
@@ -104,3 +106,121 @@ def test_the_json_report_carries_the_documented_bound_and_reads_back(tmp_path):
     assert "CUDA" in rows[0]["documented"]["source"] and "documented" not in rows[1]
     again = jsonio.read(path)
     assert again[0].figures.max_ulp == 4.5 and published.bound_for(again[0]).max_ulp == 4
+
+
+def _versioned(backend, impl, function, dtype, version_line, max_ulp=0.6, worst=1.25):
+    r = _result(impl, function, dtype, max_ulp, backend)
+    return dataclasses.replace(
+        r, identity=dataclasses.replace(r.identity, backend_version=version_line),
+        figures=dataclasses.replace(r.figures, worst_input=worst))
+
+
+# glibc's x86_64 libm-test-ulps read at each release tag, and the NEWS of 2.41 (erff and
+# erfcf correctly rounded from CORE-MATH): (release, implementation, dtype) -> ulps
+GLIBC_LISTS = {("2.27", "erf", "float64"): 1, ("2.27", "erfc", "float64"): 3,
+               ("2.27", "erff", "float32"): 1, ("2.27", "erfcf", "float32"): 2,
+               ("2.32", "erfc", "float64"): 3, ("2.32", "erfcf", "float32"): 3,
+               ("2.36", "erf", "float64"): 1, ("2.36", "erfc", "float64"): 5,
+               ("2.36", "erff", "float32"): 1, ("2.36", "erfcf", "float32"): 3,
+               ("2.40", "erfcf", "float32"): 3, ("2.41", "erf", "float64"): 1,
+               ("2.41", "erfc", "float64"): 5, ("2.41", "erff", "float32"): 0.5,
+               ("2.41", "erfcf", "float32"): 0.5}
+
+
+@pytest.mark.parametrize(("release", "impl", "dtype"), sorted(GLIBC_LISTS))
+def test_a_c_library_bound_is_the_one_its_release_documents(release, impl, dtype):
+    function = "erfc" if impl.startswith("erfc") else "erf"
+    line = f"glibc {release} (x86_64), numba 0.68.1"
+    bound = published.bound_for(_versioned("libm", impl, function, dtype, line))
+    assert bound is not None and bound.max_ulp == GLIBC_LISTS[release, impl, dtype]
+
+
+def test_a_c_library_bound_holds_only_for_its_releases_and_machine():
+    def bound(line, impl="erfcf", function="erfc", dtype="float32"):
+        return published.bound_for(_versioned("libm", impl, function, dtype, line))
+
+    assert bound("glibc 2.26 (x86_64)") is None  # before the lists read
+    assert bound("glibc 2.36 (aarch64)") is None  # another architecture's list
+    assert bound("glibc 2.41 (aarch64)").max_ulp == 0.5  # correctly rounded everywhere
+    assert bound("musl 1.2.4 (x86_64)") is None and bound("") is None
+    assert bound("glibc 2.36 (x86_64)", "erfc", "erfc", "float32") is None  # double erfc
+    assert bound("glibc 2.36 (x86_64)", "erfcf", "erfc", "float16") is None
+
+
+def test_no_two_bounds_cover_one_result():
+    for release in [f"2.{minor}" for minor in range(20, 50)]:
+        for machine in ("x86_64", "aarch64"):
+            for impl, function, dtype in (("erf", "erf", "float64"), ("erfc", "erfc", "float64"),
+                                          ("erff", "erf", "float32"),
+                                          ("erfcf", "erfc", "float32")):
+                r = _versioned("libm", impl, function, dtype, f"glibc {release} ({machine})")
+                assert sum(b.covers(r) for b in published.bounds()) <= 1, (release, impl)
+
+
+def test_torch_s_erf_is_held_to_mkl_s_high_accuracy_mode_only_where_torch_uses_mkl():
+    with_mkl = "2.13.0+cpu, CPU AVX512, MKL 2024.2, MKL up to SSE4_2"
+    for impl, function in (("erf", "erf"), ("special.erfc", "erfc")):
+        for dtype in ("float32", "float64"):
+            bound = published.bound_for(_versioned("torch", impl, function, dtype, with_mkl))
+            assert bound.max_ulp == 1 and "HA" in bound.library
+    assert published.bound_for(_versioned("torch", "erf", "erf", "float16", with_mkl)) is None
+    no_mkl = "2.13.0, CPU DEFAULT"  # an aarch64 build: SLEEF, no MKL
+    assert published.bound_for(_versioned("torch", "erf", "erf", "float32", no_mkl)) is None
+    capped_only = "2.13.0+cpu, CPU AVX512, MKL up to SSE4_2"  # names no release
+    assert published.bound_for(_versioned("torch", "erf", "erf", "float32", capped_only)) is None
+
+
+def test_torch_s_version_names_the_mkl_release_it_was_built_with():
+    from gelucheck.backends.tensors import _mkl_release
+
+    show = ("PyTorch built with:\n  - Intel(R) oneAPI Math Kernel Library Version "
+            "2024.2-Product Build 20240605 for Intel(R) 64 architecture applications\n")
+    assert _mkl_release(show) == "MKL 2024.2"
+    assert _mkl_release("PyTorch built with:\n  - GCC 13.3\n") == "MKL"
+
+
+def test_a_malformed_versions_field_is_refused_with_the_file_named():
+    from gelucheck.errors import GelucheckError
+
+    entry = ('[[bound]]\nfunction = "erf"\ndtype = "float32"\nmax_ulp = 1\nlibrary = "x"\n'
+             'source = "y"\nversions = "{}"\n')
+    assert published.parse(entry.format("glibc >=2.33,<2.41"), "b.toml")[0].versions
+    for bad in ("glibc", ">=2.33", "glibc newest"):
+        with pytest.raises(GelucheckError, match=r"b\.toml: versions must read"):
+            published.parse(entry.format(bad), "b.toml")
+
+
+def test_a_sweep_above_its_documented_bound_says_so_with_the_input(tmp_path):
+    """glibc 2.36's erfcf: 3.126 ulps at x = 1.3260872 over every float32 input, where its
+    list reads 3 (the figure here is the one mpmath gives that input: 3.1257)."""
+    from gelucheck.report import jsonio
+    from gelucheck.results import SweepResult
+
+    line = "glibc 2.36 (x86_64), numba 0.68.1"
+    figures = _versioned("libm", "erfcf", "erfc", "float32", line, 3.1257, 1.3260872).figures
+    identity = Identity("libm", "erfcf", "erfc", "float32", backend_version=line)
+    sweep = SweepResult(identity, "erfc", "native", ["0x00000000", "0x100000000"], 448,
+                        figures=figures)
+    assert published.beside(sweep) == ("documented 3 ulp, measured 3.126: ABOVE at x = "
+                                       "1.3260872 (glibc 2.32-2.40, x86_64, erfcf)")
+    path = tmp_path / "sweep.json"
+    jsonio.write([sweep], path)
+    import json
+    documented = json.loads(path.read_text())["results"][0]["documented"]
+    assert documented["max_ulp"] == 3 and documented["above"] is True
+    sweep = dataclasses.replace(sweep, figures=dataclasses.replace(figures, max_ulp=2.9))
+    assert published.beside(sweep).endswith("2.9: within (glibc 2.32-2.40, x86_64, erfcf)")
+
+
+def test_the_installed_c_library_has_its_documented_bounds(libm):
+    """Where this machine's glibc is one the lists cover, the version line the libm backend
+    writes is read as such: each C function in its own format gets its bound."""
+    import platform
+
+    release = libm.version.split()[1] if libm.version.startswith("glibc ") else ""
+    if platform.machine() != "x86_64" or not release or Version(release) < Version("2.27"):
+        pytest.skip(f"no list recorded for {libm.version} on {platform.machine()}")
+    for impl in libm.implementations:
+        (dtype,) = impl.native  # erff and erfcf take float32, erf and erfc float64
+        r = _versioned("libm", impl.name, impl.function.name, dtype.name, libm.version)
+        assert published.bound_for(r) is not None, (impl.name, libm.version)

@@ -9,11 +9,10 @@ defect is then out of date (the suite turns red the day that accuracy regresses 
 from __future__ import annotations
 
 import math
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import tomllib
 
 from .errors import UsageError
 from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding, SweepResult

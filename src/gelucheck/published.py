@@ -3,16 +3,21 @@ shown next to what gelucheck measures (report.tables, report.jsonio), and where 
 exceeds a promise."""
 from __future__ import annotations
 
+import re
+import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-import tomllib
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import Version
 
 from .errors import GelucheckError
 from .formats import FORMATS
 from .functions import FUNCTIONS
-from .results import AccuracyResult
+from .results import AccuracyResult, SweepResult
+
+Measured = AccuracyResult | SweepResult
 
 FILE = "published_bounds.toml"
 
@@ -27,13 +32,29 @@ class Bound:
     backend: str | None = None
     implementations: tuple[str, ...] = ()
     note: str = ""
+    # "LIBRARY SPECIFIERS" (glibc >=2.33,<2.41): the releases the document speaks of, read off
+    # the backend's version line; a result whose line names no such release is not covered
+    versions: str = ""
+    machine: str = ""  # the architecture the document speaks of, "(x86_64)" in the version line
 
-    def covers(self, result: AccuracyResult) -> bool:
+    def covers(self, result: Measured) -> bool:
         i = result.identity
         return (self.backend == i.backend and i.implementation in self.implementations
-                and self.function == i.function and self.dtype == i.dtype)
+                and self.function == i.function and self.dtype == i.dtype
+                and self.holds_for(i.backend_version or ""))
 
-    def exceeded_by(self, result: AccuracyResult) -> bool:
+    def holds_for(self, version_line: str) -> bool:
+        """Whether the backend's version line names a release (and machine) this bound is
+        documented for; a bound with neither holds for every release."""
+        if self.machine and f"({self.machine})" not in version_line:
+            return False
+        if not self.versions:
+            return True
+        name, specifiers = self.versions.split(None, 1)
+        found = re.search(rf"\b{re.escape(name)} v?(\d+(?:\.\d+)*)", version_line)
+        return found is not None and Version(found[1]) in SpecifierSet(specifiers)
+
+    def exceeded_by(self, result: Measured) -> bool:
         """Whether the measured max ulp of a result it covers is above this bound."""
         assert result.figures is not None  # (only a measured result is compared)
         return result.figures.max_ulp > self.max_ulp
@@ -41,21 +62,58 @@ class Bound:
 
 @cache
 def bounds() -> tuple[Bound, ...]:
-    """Every documented bound; a malformed entry is refused, the file named."""
+    """Every documented bound of the shipped file."""
     path = resources.files("gelucheck") / "data" / FILE
+    return parse(path.read_text(), str(path))
+
+
+def parse(text: str, where: str) -> tuple[Bound, ...]:
+    """The bounds a file's text holds; a malformed entry is refused, the file named."""
     try:
-        rows = tomllib.loads(path.read_text())["bound"]
+        rows = tomllib.loads(text)["bound"]
         out = tuple(Bound(**{**row, "implementations": tuple(row.get("implementations", ()))})
                     for row in rows)
     except (KeyError, TypeError, tomllib.TOMLDecodeError) as exc:
-        raise GelucheckError(f"{path}: not a list of [[bound]] entries ({exc})") from None
+        raise GelucheckError(f"{where}: not a list of [[bound]] entries ({exc})") from None
     for b in out:
         if b.function not in FUNCTIONS or b.dtype not in FORMATS or not b.max_ulp > 0:
-            raise GelucheckError(f"{path}: a bound names an unknown function or dtype, or a "
+            raise GelucheckError(f"{where}: a bound names an unknown function or dtype, or a "
                                  f"max_ulp that is not positive: {b}")
+        if b.versions and not _valid_versions(b.versions):
+            raise GelucheckError(f"{where}: versions must read 'LIBRARY SPECIFIERS', as in "
+                                 f"'glibc >=2.33,<2.41': {b.versions!r} in {b}")
     return out
 
 
-def bound_for(result: AccuracyResult) -> Bound | None:
+def _valid_versions(versions: str) -> bool:
+    parts = versions.split(None, 1)
+    if len(parts) != 2:
+        return False
+    try:
+        SpecifierSet(parts[1])
+    except InvalidSpecifier:
+        return False
+    return True
+
+
+def bound_for(result: Measured) -> Bound | None:
+    """The documented bound that covers a result (an AccuracyResult or a SweepResult): its
+    implementation, function and dtype, and the release its backend's version line names."""
     return next((b for b in bounds() if b.covers(result)), None)
+
+
+def verdict(bound: Bound, result: Measured) -> str:
+    """'within', or 'ABOVE at x = ...' with the worst input: a finding of its own."""
+    if bound.exceeded_by(result):
+        return f"ABOVE at x = {result.figures.worst_input!r}"
+    return "within"
+
+
+def beside(result: Measured) -> str | None:
+    """One line for a measured result a bound covers: documented, measured, verdict, whose."""
+    bound = bound_for(result) if result.figures is not None else None
+    if bound is None:
+        return None
+    return (f"documented {bound.max_ulp:g} ulp, measured {result.figures.max_ulp:.4g}: "
+            f"{verdict(bound, result)} ({bound.library})")
 

@@ -18,6 +18,7 @@ import pytest
 
 # Imported at load time, not in hooks: numpy must not be imported first inside a test that
 # pytester isolates (it restores sys.modules afterwards, and numpy cannot load twice).
+from . import published
 from .budgets import DEFAULT_MAX_ULP
 from .report import jsonio, tables
 from .shared_options import add_budgets_option, add_impl_options, add_range_option
@@ -331,6 +332,9 @@ class Collector:
                 continue
             terminalreporter.write_line(f"{r.identity.id} {function}: "
                                         f"{tables.sweep_figures(r, covered[function])}")
+            documented = published.beside(r)
+            if documented:
+                terminalreporter.write_line(f"  {documented}")
         path = self.config.getoption("--gelucheck-sweep-json")
         if path:
             jsonio.write(merged, path)

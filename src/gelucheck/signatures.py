@@ -6,12 +6,12 @@ sentence a user can act on; ``diagnose`` runs them all."""
 from __future__ import annotations
 
 import math
+import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
 import numpy as np
-import tomllib
 
 from .checks.regions import region_of
 from .errors import GelucheckError

@@ -41,7 +41,7 @@ def add(sub) -> None:
 
 
 def run(args) -> int:
-    from .. import output_files
+    from .. import output_files, published
     from ..report import jsonio, tables
     from ..sweep.runner import check_dtype, check_function, parse_range, sweep
 
@@ -69,6 +69,9 @@ def run(args) -> int:
         print(f"{who} [{r.range[0]}, {r.range[1]}): {tables.sweep_figures(r)}, "
               f"{_timing(r.wall_s, r.n_evaluated)}; "
               f"{r.n_slow_reference:,} too close for float64, proven by Arb or mpmath")
+        documented = published.beside(r)
+        if documented:
+            print(f"  {documented}")
     if args.profile:
         _sweep_profile(results)
     if json_path:

@@ -14,7 +14,7 @@ import base64
 import html
 import io
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -319,7 +319,7 @@ def render(reports: list[tuple[str, list, dict | None]],
             environments.append((name, env))
     accuracy = [r for r in results if isinstance(r, AccuracyResult) and r.figures]
     parts = ["<h1>gelucheck accuracy report</h1>",
-             f'<p class="env">rendered {datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}</p>']
+             f'<p class="env">rendered {datetime.now(UTC):%Y-%m-%d %H:%M UTC}</p>']
     for name, env in environments:
         parts.append(f'<p class="env"><b>{html.escape(name)}</b>: '
                      f"{html.escape(one_line(env))}</p>")

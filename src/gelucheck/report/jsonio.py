@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import UsageError
-from ..results import AccuracyResult, Result, from_json
+from ..results import AccuracyResult, Result, SweepResult, from_json
 
 SCHEMA_VERSION = 2
 
@@ -68,7 +68,8 @@ def _with_bound(result: Result) -> dict:
     from .. import published
 
     out = result.to_json()
-    bound = published.bound_for(result) if isinstance(result, AccuracyResult) else None
+    bound = (published.bound_for(result)
+             if isinstance(result, (AccuracyResult, SweepResult)) else None)
     if bound is not None and result.figures is not None:
         out["documented"] = {"max_ulp": bound.max_ulp, "library": bound.library,
                              "source": bound.source,

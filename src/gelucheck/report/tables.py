@@ -282,10 +282,9 @@ def documented_rows(results: list) -> tuple[list[str], list[list]]:
         bound = published.bound_for(r) if r.figures is not None else None
         if bound is None:
             continue
-        verdict = (f"ABOVE at x = {r.figures.worst_input!r}" if bound.exceeded_by(r)
-                   else "within")
         body.append([r.identity.id, r.identity.function, r.identity.dtype,
-                     f"{bound.max_ulp:g}", f"{r.figures.max_ulp:.3g}", verdict, bound.library])
+                     f"{bound.max_ulp:g}", f"{r.figures.max_ulp:.3g}",
+                     published.verdict(bound, r), bound.library])
     return header, body
 
 
