@@ -34,6 +34,7 @@ def test_verify_fails_on_a_missing_directory(tmp_path, capsys):
     assert "manifest.json: missing" in out and "FAILED" in out
 
 
+@pytest.mark.slow  # a process of its own
 def test_console_script_is_installed():
     out = subprocess.run([sys.executable, "-m", "gelucheck.cli", "--help"], capture_output=True,
                          text=True, check=True).stdout

@@ -28,17 +28,18 @@ def test_batched_rows_take_the_path_of_separate_arrays(impl):
         assert np.array_equal(F16.bits_of(batched), F16.bits_of(separate)), n
 
 
-def test_torchs_own_short_tensors_are_separate_calls():
+# the backward's calls one input at a time take seconds: in the slow tier
+@pytest.mark.parametrize("function", ["gelu", pytest.param("gelu_grad", marks=pytest.mark.slow)])
+def test_torchs_own_short_tensors_are_separate_calls(function):
     """torch's paths build each short tensor on the tensor side (faster); they equal one call
     per NumPy array through the implementation, bit for bit."""
     pytest.importorskip("torch", reason="torch is not installed")
-    for function in ("gelu", "gelu_grad"):
-        impl = find("torch:F.gelu", function)[0]
-        x = _subset(F16, 7)
-        fast, generic = impl.paths(F16), consistency.generic_paths(impl, F16)
-        for name in ("one-element", "0-d", "length-2", "length-33", "length-65"):
-            assert np.array_equal(F16.bits_of(fast[name](x)),
-                                  F16.bits_of(generic[name](x))), (function, name)
+    impl = find("torch:F.gelu", function)[0]
+    x = _subset(F16, 7)
+    fast, generic = impl.paths(F16), consistency.generic_paths(impl, F16)
+    for name in ("one-element", "0-d", "length-2", "length-33", "length-65"):
+        assert np.array_equal(F16.bits_of(fast[name](x)),
+                              F16.bits_of(generic[name](x))), (function, name)
 
 
 def test_a_planted_single_element_path_is_found():
@@ -139,12 +140,13 @@ def test_the_path_without_onednn_turns_it_back_on_when_the_call_fails():
     assert torch.backends.mkldnn.enabled
 
 
-@pytest.mark.parametrize("spec, function", [("torch:F.gelu", "gelu"),
-                                            ("torch:F.gelu", "gelu_grad"),
-                                            ("scipy:x*ndtr", "gelu")])
+@pytest.mark.parametrize("spec, function", [
+    ("torch:F.gelu", "gelu"),
+    pytest.param("torch:F.gelu", "gelu_grad", marks=pytest.mark.slow),  # backward per input
+    ("scipy:x*ndtr", "gelu")])
 def test_consistency_within_budget(spec, function, gelucheck_budgets):
-    """A representative subset in the default run: float16, every path; the counts that
-    differ from the bulk result are the ones recorded (known inconsistencies with reasons)."""
+    """A representative subset: float16, every path; the counts that differ from the bulk
+    result are the ones recorded (known inconsistencies with reasons)."""
     if spec.startswith("torch"):
         pytest.importorskip("torch", reason="torch is not installed")
     impl = find(spec, function)[0]

@@ -400,6 +400,7 @@ def test_output_paths_are_checked_before_any_work(tmp_path, capsys):
     assert made.exists()
 
 
+@pytest.mark.slow  # a process of its own
 def test_version_and_python_dash_m():
     import subprocess
     import sys

@@ -47,6 +47,7 @@ def test_sweep_ab_runs_each_setting_in_its_workers():
         assert float(seconds) > 0 and len(rounds.split(", ")) == 3
 
 
+@pytest.mark.slow  # a process of its own
 def test_sweep_ab_refuses_an_unknown_setting():
     done = subprocess.run([sys.executable, str(SCRIPTS / "sweep-ab.py"), "torch:F.gelu", "gelu",
                            "48", "SPAN=2^19"], text=True, capture_output=True, timeout=120)
