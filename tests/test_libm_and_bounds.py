@@ -185,7 +185,7 @@ def test_a_malformed_versions_field_is_refused_with_the_file_named():
     entry = ('[[bound]]\nfunction = "erf"\ndtype = "float32"\nmax_ulp = 1\nlibrary = "x"\n'
              'source = "y"\nversions = "{}"\n')
     assert published.parse(entry.format("glibc >=2.33,<2.41"), "b.toml")[0].versions
-    for bad in ("glibc", ">=2.33", "glibc newest"):
+    for bad in ("glibc", "glibc ", ">=2.33", "glibc newest", "glibc newest >=2.33"):
         with pytest.raises(GelucheckError, match=r"b\.toml: versions must read"):
             published.parse(entry.format(bad), "b.toml")
 
@@ -224,3 +224,56 @@ def test_the_installed_c_library_has_its_documented_bounds(libm):
         (dtype,) = impl.native  # erff and erfcf take float32, erf and erfc float64
         r = _versioned("libm", impl.name, impl.function.name, dtype.name, libm.version)
         assert published.bound_for(r) is not None, (impl.name, libm.version)
+
+
+ENTRY = ('[[bound]]\nfunction = "{function}"\ndtype = "{dtype}"\nmax_ulp = {max_ulp}\n'
+         'library = "x"\nsource = "y"\nimplementations = ["erf", "special.erf"]\n')
+
+
+def test_a_bounds_file_is_read_entry_by_entry():
+    (bound,) = published.parse(ENTRY.format(function="erf", dtype="float32", max_ulp=2), "b.toml")
+    assert (bound.function, bound.dtype, bound.max_ulp) == ("erf", "float32", 2)
+    assert bound.implementations == ("erf", "special.erf") and bound.versions == ""
+
+
+@pytest.mark.parametrize("function, dtype, max_ulp", [
+    ("erfx", "float32", 2), ("erf", "float8", 2), ("erf", "float32", 0)])
+def test_an_entry_with_one_wrong_field_is_refused_with_the_file_named(function, dtype, max_ulp):
+    from gelucheck.errors import GelucheckError
+
+    text = ENTRY.format(function=function, dtype=dtype, max_ulp=max_ulp)
+    with pytest.raises(GelucheckError, match=r"^b\.toml: a bound names an unknown function"):
+        published.parse(text, "b.toml")
+
+
+def test_a_file_that_is_not_a_list_of_bounds_is_refused_with_the_file_named():
+    from gelucheck.errors import GelucheckError
+
+    for text in ("[[bound]\n", "[[other]]\nx = 1\n", ENTRY.format(
+            function="erf", dtype="float32", max_ulp=2) + "colour = 'red'\n"):
+        with pytest.raises(GelucheckError, match=r"^b\.toml: not a list of \[\[bound\]\] entries"):
+            published.parse(text, "b.toml")
+
+
+def test_a_library_without_specifiers_says_so():
+    with pytest.raises(ValueError, match="no specifiers after the library's name: 'glibc'"):
+        published.library_and_specifiers("glibc")
+    name, specifiers = published.library_and_specifiers(" MKL >=2021 ")
+    assert name == "MKL" and "2024.2" in specifiers and "2020.4" not in specifiers
+
+
+def test_specifiers_may_be_written_with_spaces():
+    text = ENTRY.format(function="erf", dtype="float32", max_ulp=1) + \
+        'versions = "glibc >=2.32, <2.41"\n'
+    (bound,) = published.parse(text, "b.toml")
+    assert bound.holds_for("glibc 2.36 (x86_64)") and not bound.holds_for("glibc 2.41")
+    assert not bound.holds_for("glibc 2.31 (x86_64)")
+
+
+def test_a_result_that_was_not_measured_is_set_beside_no_bound():
+    from gelucheck.results import Failure
+
+    covered = _versioned("libm", "erfcf", "erfc", "float32", "glibc 2.36 (x86_64)")
+    assert published.beside(covered) is not None
+    failed = dataclasses.replace(covered, figures=None, failure=Failure("it raised"))
+    assert published.beside(failed) is None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
 from .errors import GelucheckError
@@ -50,9 +50,9 @@ class Bound:
             return False
         if not self.versions:
             return True
-        name, specifiers = self.versions.split(None, 1)
+        name, specifiers = library_and_specifiers(self.versions)
         found = re.search(rf"\b{re.escape(name)} v?(\d+(?:\.\d+)*)", version_line)
-        return found is not None and Version(found[1]) in SpecifierSet(specifiers)
+        return found is not None and Version(found[1]) in specifiers
 
     def exceeded_by(self, result: Measured) -> bool:
         """Whether the measured max ulp of a result it covers is above this bound."""
@@ -79,21 +79,21 @@ def parse(text: str, where: str) -> tuple[Bound, ...]:
         if b.function not in FUNCTIONS or b.dtype not in FORMATS or not b.max_ulp > 0:
             raise GelucheckError(f"{where}: a bound names an unknown function or dtype, or a "
                                  f"max_ulp that is not positive: {b}")
-        if b.versions and not _valid_versions(b.versions):
+        try:
+            if b.versions:
+                library_and_specifiers(b.versions)
+        except ValueError:
             raise GelucheckError(f"{where}: versions must read 'LIBRARY SPECIFIERS', as in "
-                                 f"'glibc >=2.33,<2.41': {b.versions!r} in {b}")
+                                 f"'glibc >=2.33,<2.41': {b.versions!r} in {b}") from None
     return out
 
 
-def _valid_versions(versions: str) -> bool:
-    parts = versions.split(None, 1)
-    if len(parts) != 2:
-        return False
-    try:
-        SpecifierSet(parts[1])
-    except InvalidSpecifier:
-        return False
-    return True
+def library_and_specifiers(versions: str) -> tuple[str, SpecifierSet]:
+    """'glibc >=2.33,<2.41' -> ('glibc', its specifiers); ValueError where it is not that."""
+    name, _, specifiers = versions.strip().partition(" ")
+    if not specifiers.strip():
+        raise ValueError(f"no specifiers after the library's name: {versions!r}")
+    return name, SpecifierSet(specifiers)  # InvalidSpecifier is a ValueError
 
 
 def bound_for(result: Measured) -> Bound | None:
