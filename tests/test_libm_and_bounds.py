@@ -171,12 +171,12 @@ def test_torch_s_erf_is_held_to_mkl_s_high_accuracy_mode_only_where_torch_uses_m
 
 
 def test_torch_s_version_names_the_mkl_release_it_was_built_with():
-    from gelucheck.backends.tensors import _mkl_release
+    from gelucheck.backends.tensors import mkl_release
 
     show = ("PyTorch built with:\n  - Intel(R) oneAPI Math Kernel Library Version "
             "2024.2-Product Build 20240605 for Intel(R) 64 architecture applications\n")
-    assert _mkl_release(show) == "MKL 2024.2"
-    assert _mkl_release("PyTorch built with:\n  - GCC 13.3\n") == "MKL"
+    assert mkl_release(show) == "MKL 2024.2"
+    assert mkl_release("PyTorch built with:\n  - GCC 13.3\n") == "MKL"
 
 
 def test_a_malformed_versions_field_is_refused_with_the_file_named():

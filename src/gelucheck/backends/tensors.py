@@ -34,7 +34,7 @@ def torch_version_text(device: str = "cpu") -> str:
         return f"{torch.__version__}, {torch.cuda.get_device_name()}"
     text = f"{torch.__version__}, CPU {torch.backends.cpu.get_cpu_capability()}"
     if torch.backends.mkl.is_available():  # its erf and erfc: the bound documented for them
-        text += f", {_mkl_release(torch.__config__.show())}"
+        text += f", {mkl_release(torch.__config__.show())}"
     for library, variable in (("oneDNN", "ONEDNN_MAX_CPU_ISA"),
                               ("MKL", "MKL_ENABLE_INSTRUCTIONS")):
         if os.environ.get(variable):
@@ -42,7 +42,7 @@ def torch_version_text(device: str = "cpu") -> str:
     return text
 
 
-def _mkl_release(build_config: str) -> str:
+def mkl_release(build_config: str) -> str:
     """'MKL 2024.2' from torch's build configuration, or 'MKL' where it names no release."""
     found = re.search(r"Math Kernel Library Version (\d+(?:\.\d+)*)", build_config)
     return f"MKL {found[1]}" if found else "MKL"
