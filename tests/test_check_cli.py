@@ -310,6 +310,22 @@ def test_a_wide_table_is_stacked_in_blocks_that_keep_each_rows_name():
     assert text.count("implementation") == len(text.split("\n\n")) > 1
 
 
+def test_a_column_of_words_too_wide_for_the_line_wraps_at_its_spaces():
+    """The summary's recorded defects of ONNX Runtime's FastGelu had made a 155-column line in
+    `gelucheck report`: the words go on lines of their own under the column, none cut."""
+    from gelucheck.report.tables import plain
+
+    defects = ", ".join(f"defect-number-{i}" for i in range(12))
+    body = [["onnxruntime:ms.FastGelu", "gelu_tanh", defects], ["numpy:tanh", "gelu_tanh", "-"]]
+    lines = plain(["implementation", "function", "recorded defects"], body, width=60).splitlines()
+    assert max(len(line) for line in lines) <= 60 and len(lines) > 4
+    column = lines[0].index("recorded defects")
+    assert lines[2].startswith("onnxruntime:ms.FastGelu") and lines[-1].startswith("numpy:tanh")
+    wrapped = [line[column:] for line in lines[2:-1]]
+    assert all(not line[:column].strip() for line in lines[3:-1])  # continuation lines
+    assert " ".join(wrapped) == defects  # every word, in order, none cut
+
+
 @pytest.mark.slow  # every installed backend, torch.compile's compiles included
 def test_check_of_a_function_alone_measures_every_installed_backend(tmp_path, capsys):
     """`check --function erf --function erfc` measures every available backend that computes

@@ -2,6 +2,8 @@
 columns dtype, cells max and mean ulp; one overall and one per region; then drift."""
 from __future__ import annotations
 
+import textwrap
+
 from .. import published
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
@@ -311,17 +313,28 @@ def plain(header: list[str], body: list[list], width: int = WIDTH) -> str:
 
     def table(columns: list[int]) -> str:
         cols = list(range(keys)) + columns
-        line = lambda row: "  ".join(str(row[i]).ljust(widths[i]) for i in cols).rstrip()
-        return "\n".join([line(header), line(["-" * w for w in widths])]
-                         + [line(r) for r in body])
+        # a block's last column of words (a list of defects) too wide for what is left is
+        # wrapped at its spaces onto lines of its own; a word, and so a figure, is never cut
+        last = cols[-1]
+        room = width - sum(widths[i] + 2 for i in cols[:-1])
+        shown = dict(enumerate(widths)) | {last: min(widths[last], max(room, len(header[last])))}
+
+        def lines(row) -> list[str]:
+            cells = [str(row[i]) for i in cols]
+            tail = textwrap.wrap(cells[-1], shown[last], break_long_words=False,
+                                 break_on_hyphens=False) or [""]
+            rows = [cells[:-1] + [tail[0]]] + [[""] * (len(cols) - 1) + [t] for t in tail[1:]]
+            return ["  ".join(c.ljust(shown[i]) for c, i in zip(r, cols)).rstrip()
+                    for r in rows]
+
+        rule = ["-" * shown[i] for i in range(len(header))]
+        return "\n".join([*lines(header), *lines(rule), *(t for r in body for t in lines(r))])
 
     return "\n\n".join(table(b) for b in blocks)
 
 
 def wrapped(text: str, width: int = WIDTH) -> str:
     """A line of prose (a title, the environment, the verdict) within ``width``."""
-    import textwrap
-
     return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
 
 
