@@ -97,8 +97,11 @@ def library_and_specifiers(versions: str) -> tuple[str, SpecifierSet]:
 
 
 def bound_for(result: Measured) -> Bound | None:
-    """The documented bound that covers a result (an AccuracyResult or a SweepResult): its
-    implementation, function and dtype, and the release its backend's version line names."""
+    """The documented bound that covers a measured result (an AccuracyResult or a
+    SweepResult): its implementation, function and dtype, and the release its backend's
+    version line names. None for a result that was not measured: nothing to set beside it."""
+    if result.figures is None:
+        return None
     return next((b for b in bounds() if b.covers(result)), None)
 
 
@@ -111,7 +114,7 @@ def verdict(bound: Bound, result: Measured) -> str:
 
 def beside(result: Measured) -> str | None:
     """One line for a measured result a bound covers: documented, measured, verdict, whose."""
-    bound = bound_for(result) if result.figures is not None else None
+    bound = bound_for(result)
     if bound is None:
         return None
     return (f"documented {bound.max_ulp:g} ulp, measured {result.figures.max_ulp:.4g}: "

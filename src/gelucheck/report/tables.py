@@ -281,7 +281,7 @@ def documented_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "documented", "measured", "", "source"]
     body = []
     for r in _measured(results):
-        bound = published.bound_for(r) if r.figures is not None else None
+        bound = published.bound_for(r)
         if bound is None:
             continue
         body.append([r.identity.id, r.identity.function, r.identity.dtype,
@@ -321,8 +321,9 @@ def plain(header: list[str], body: list[list], width: int = WIDTH) -> str:
 
         def lines(row) -> list[str]:
             cells = [str(row[i]) for i in cols]
-            tail = textwrap.wrap(cells[-1], shown[last], break_long_words=False,
-                                 break_on_hyphens=False) or [""]
+            tail = (textwrap.wrap(cells[-1], shown[last], break_long_words=False,
+                                  break_on_hyphens=False) or [""]
+                    if len(cells[-1]) > shown[last] else [cells[-1]])
             rows = [cells[:-1] + [tail[0]]] + [[""] * (len(cols) - 1) + [t] for t in tail[1:]]
             return ["  ".join(c.ljust(shown[i]) for c, i in zip(r, cols)).rstrip()
                     for r in rows]
