@@ -889,7 +889,7 @@ def test_uncertain_is_its_definition_at_every_edge(side_known):
 
 def test_a_sweep_of_an_unknown_implementation_is_refused_before_the_loops_load(monkeypatch):
     """The implementations are resolved first: a name that is not there is refused, naming
-    the valid ones, before the compiled loops load (or compile: 7-9 s the first time)."""
+    the valid ones, before the compiled loops load (or compile, the first time)."""
     from gelucheck.errors import UsageError
 
     loaded = []

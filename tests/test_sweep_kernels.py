@@ -17,7 +17,7 @@ from gelucheck.errors import ReferenceDataError
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
 from gelucheck.reference.mpref import correctly_rounded
-from gelucheck.sweep import chunk, edges, fastref, loops, phi_table
+from gelucheck.sweep import chunk, edges, erf_reference, fastref, loops, phi_table
 from gelucheck.sweep.known import KNOWN_TINY, known_part
 
 
@@ -551,3 +551,31 @@ def test_no_cached_loop_is_called_from_another():
              if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
              and call.func.id in cached and call.func.id != caller.name]
     assert calls == []
+
+
+def test_the_loops_are_handed_contiguous_float32_whatever_the_caller_holds(monkeypatch):
+    """Each loop is compiled for one type, a contiguous float32 x, as a block passes it: the
+    generic path (a float64 copy, reversed where x descends, or sorted) hands the loops a
+    float32 copy of each part. Another type would compile every loop once more - inside a
+    sweep's timed run the first time."""
+    k, erf = _kernels(), loops.erf_kernels()
+    handed = []
+
+    def spy(real):
+        return lambda x, *rest: handed.append((x.dtype, x.flags.c_contiguous)) or real(x, *rest)
+
+    for module, names in ((k, ("phi_block", "phi_direct", "grad_block", "tanh_block",
+                                "tanh_grad_block", "star_block")),
+                          (erf, ("erf_block", "erfc_block", "tiny_block", "series_block"))):
+        for name in names:
+            monkeypatch.setattr(module, name, spy(getattr(module, name)))
+    for table in ("PHI_SERIES", "GELU_GRAD_SERIES"):
+        monkeypatch.setattr(k, table, {t: spy(f) for t, f in getattr(k, table).items()})
+    x = np.concatenate([np.linspace(-7, 7, 301), [-0.01, 0.003, 2.0**-20]]).astype(np.float32)
+    x = np.sort(x)
+    shuffled = np.random.default_rng(3).permutation(x)
+    for function in (*fastref.COMPILED, *erf_reference.FUNCTIONS):
+        for given in (x[::-1], shuffled, x.astype(np.float64)[::-1]):
+            fastref.reference(function, given)
+    assert len(handed) > 50
+    assert set(handed) == {(np.dtype(np.float32), True)}

@@ -70,7 +70,8 @@ def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -
     """fill's v and unit in x's own order (ascending or descending: a block of negative
     encodings descends), and where each v is in doubt. The parts |x| < TINY and |x| <
     SERIES_EDGE in loops of their own, which vectorize; the rest calls the C library (or its
-    closed forms) input by input."""
+    closed forms) input by input. x is taken as contiguous float32: one compiled loop each."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
     compiled = loops.erf_kernels()
     if compiled is None:
         require(function)  # raises: no NumPy path for the erf family

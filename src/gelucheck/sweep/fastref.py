@@ -392,9 +392,9 @@ def reference(function: str | Function, x: np.ndarray,
 def warm_kernels(functions=None) -> float | None:
     """Compile the loops (or load them from numba's disk cache) and the coefficient table
     before any block is timed; the seconds it took, or None without numba. ``functions``:
-    those whose loops to make ready, besides those every sweep runs (all where None): each
-    function's take 2-5 s to compile the first time after install, all of them 19 s, and
-    0.2 s to load."""
+    those whose loops to make ready, besides those every sweep runs (all where None): compiled
+    the first time after install, loaded from numba's disk cache after (docs/commands/sweep.md
+    gives the times)."""
     if loops.kernels() is None:
         return None
     begun = time.perf_counter()
@@ -403,19 +403,15 @@ def warm_kernels(functions=None) -> float | None:
     wanted = {GELU if f == PHI else f for f in wanted}  # Φ's loops are GELU's (a flag)
     middles = [f for f in COMPILED if f in wanted]
     x32 = np.array([0.5, 0.75], dtype=np.float32)
-    # float32 as a block passes it, float64 as the generic path does, Φ's own fit (x > 0)
-    # and R's (x = -6, -9), the series' range, and GELU′'s window about x*
-    for x in (x32, x32.astype(np.float64), -12 * x32[::-1], -12 * x32[::-1].astype(np.float64),
-              -x32[::-1], -x32[::-1].astype(np.float64), 11 * x32, 11 * x32.astype(np.float64),
-              -20 * x32[::-1], -20 * x32[::-1].astype(np.float64),
+    # Φ's own fit (x > 0) and R's (x = -6, -9), the series' range, GELU′'s window about x*
+    for x in (x32, -12 * x32[::-1], -x32[::-1], 11 * x32, -20 * x32[::-1],
               *(x32 * edge / 2 for edge, _ in loops.kernels().SERIES_PIECES)):
         v, unit = np.empty(2), np.empty(2)
         for function in middles:
             _compiled_middle(function, x, v, unit)
     for function in erf_reference.FUNCTIONS:
         if function in wanted:
-            for x in (x32, x32.astype(np.float64)):
-                erf_reference.fill(function, x, v, unit)
+            erf_reference.fill(function, x32, v, unit)
     loops.kernels().score(x32, v, unit)
     loops.kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
     known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
@@ -485,7 +481,10 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     """The compiled loops over an ascending x of one sign between the far left and
     saturation (_right: GELU′'s flat 1, φ's zero) - or any monotone x within one piece - one
     piece (the series, or an interval of phi_table) at a time; φ in one loop. Returns the
-    doubts."""
+    doubts. x is taken as contiguous float32 (the generic path's float64 copy of float32
+    inputs, a reversed view): each loop is compiled for that one type, as a block passes it,
+    not once more for each other (a first sweep compiled four of each, in its timed run)."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
     doubt = np.empty(len(x), dtype=np.bool_)
     if not len(x):
         return doubt

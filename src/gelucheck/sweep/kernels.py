@@ -599,7 +599,8 @@ def score(y, v, unit):
     full = n - n % SCORE_SUB
     y_tail, v_tail = np.zeros(SCORE_SUB, dtype=y.dtype), np.zeros(SCORE_SUB)
     unit_tail = np.ones(SCORE_SUB)
-    y_tail[:n - full], v_tail[:n - full], unit_tail[:n - full] = y[full:], v[full:], unit[full:]
+    for i in range(n - full):  # (a slice assignment compiles numba's shape-error messages)
+        y_tail[i], v_tail[i], unit_tail[i] = y[full + i], v[full + i], unit[full + i]
     counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, True)
     tail = _sub_blocks(y_tail, v_tail, unit_tail, True)
     # a NaN or inf output: the pass that tests each. (Read off the encoding: under the

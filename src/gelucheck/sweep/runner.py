@@ -239,8 +239,8 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     workers = workers if len(todo) > 1 else 1  # a single task runs here: no workers for it
     if workers > 1:
         _fork_server()  # importing while this process resolves and loads the loops
-    # an unknown or unavailable implementation refused before the loops compile (7-9 s the
-    # first time after install)
+    # an unknown or unavailable implementation refused before the loops compile (the first
+    # time after install: seconds)
     impls = [i for s in specs for i in resolve(s)]
     if not impls:
         raise SweepError(f"no implementation of {function} to sweep in {specs}")
