@@ -47,7 +47,7 @@ step suite "$out/suite.txt" python3 -m pytest -q -p no:cacheprovider -n "$worker
     -m "not exhaustive and not consistency"
 step consistency "$out/consistency.txt" "${gelucheck[@]}" consistency --backend "$backend" \
     --no-progress --workers "$workers" --json "$out/consistency.json" --write-budgets "$budgets"
-for f in ${SWEEP_FUNCTIONS-phi gelu gelu_tanh phi_grad gelu_grad gelu_tanh_grad}; do
+for f in ${SWEEP_FUNCTIONS-phi gelu gelu_tanh phi_grad gelu_grad gelu_tanh_grad erf erfc}; do
     step "sweep $f" "$out/sweep_$f.txt" "${gelucheck[@]}" sweep --backend "$backend" --function "$f" \
         --no-progress --workers "$workers" --json "$out/sweep_$f.json" --write-budgets "$budgets"
 done

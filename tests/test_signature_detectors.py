@@ -414,16 +414,17 @@ class _Budgets:
     def __init__(self, entries: dict, defects: dict):
         self.entries, self.defects = entries, defects
 
-    def get(self, result):
-        return self.entries.get(result.identity.id)
+    def get(self, result):  # an entry per dtype where keyed "impl dtype", else one for all
+        key = f"{result.identity.id} {result.identity.dtype}"
+        return self.entries.get(key, self.entries.get(result.identity.id))
 
 
-def _result(impl: str, *found, diagnosis=True):
+def _result(impl: str, *found, diagnosis=True, dtype="float32"):
     from gelucheck.results import AccuracyResult, Identity
 
     backend, _, name = impl.partition(":")
     sigs = [Signature(s, 1, 1.0, 1.0, "1<=x<5", "advice") for s in found]
-    return AccuracyResult(Identity(backend, name, "gelu", "float32"), "gelu", "", "",
+    return AccuracyResult(Identity(backend, name, "gelu", dtype), "gelu", "", "",
                           diagnosis=sigs if diagnosis else None)
 
 
@@ -453,15 +454,28 @@ def test_a_recorded_defect_and_its_signature_found_agree():
 def test_a_recorded_defect_whose_signature_is_not_found_is_named():
     unmatched, unexplained = _check({"a:x": {"defects": ["flushes"]}}, _result("a:x", "nan"))
     assert unmatched == ["a:x gelu: recorded flushes (expects flush-to-zero, overflow), found nan"]
-    assert unexplained == ["a:x gelu: nan found, no recorded defect names it (recorded: flushes)"]
+    assert unexplained == ["a:x gelu float32: nan found, no recorded defect of its entry names it (recorded: flushes)"]
     unmatched, _ = _check({"a:x": {"defects": ["cancels"]}}, _result("a:x"))
     assert unmatched == ["a:x gelu: recorded cancels (expects tail-cancellation), found none"]
 
 
 def test_a_signature_no_defect_names_is_named():
     assert _check({"a:x": {}}, _result("a:x", "biased", "nan")) == ([], [
-        "a:x gelu: biased found, no recorded defect names it (recorded: none)",
-        "a:x gelu: nan found, no recorded defect names it (recorded: none)"])
+        "a:x gelu float32: biased found, no recorded defect of its entry names it (recorded: none)",
+        "a:x gelu float32: nan found, no recorded defect of its entry names it (recorded: none)"])
+
+
+def test_a_signature_is_explained_by_its_own_dtypes_entry_not_anothers():
+    """The report prints a result's cause from the entry of its dtype: a cancellation found
+    in float64 is not explained by the float32 entry's defect (the budgets had named only
+    erfc-argument-rounding for SciPy's float64 0.5·(1+erf), 9e15 ulps from erf's cancellation)."""
+    entries = {"a:x float32": {"defects": ["cancels"]}, "a:x float64": {"defects": ["wrong"]}}
+    unmatched, unexplained = _check(entries, _result("a:x", "tail-cancellation"),
+                                    _result("a:x", "tail-cancellation", "wrong-sign",
+                                            dtype="float64"))
+    assert unmatched == []  # each recorded defect shows in some dtype
+    assert unexplained == ["a:x gelu float64: tail-cancellation found, no recorded defect of "
+                           "its entry names it (recorded: wrong)"]
 
 
 def test_every_defect_of_an_entry_explains_what_it_names():
@@ -477,7 +491,7 @@ def test_defects_that_need_not_show_explain_without_being_found():
     assert _check({"a:x": {"defects": ["not-gelu"]}}, _result("a:x", "nan", "biased")) == (
         [], [])
     assert _check({"a:x": {"defects": ["paths"]}}, _result("a:x", "nan"))[1] == [
-        "a:x gelu: nan found, no recorded defect names it (recorded: paths)"]
+        "a:x gelu float32: nan found, no recorded defect of its entry names it (recorded: paths)"]
 
 
 def test_each_recorded_defect_is_weighed_after_one_that_need_not_show():
@@ -491,7 +505,7 @@ def test_the_names_in_a_finding_are_listed_in_order():
                                     _result("a:x", "nan", "biased"))
     assert unmatched[0] == ("a:x gelu: recorded cancels (expects tail-cancellation), found "
                             "biased, nan")
-    assert unexplained[0] == ("a:x gelu: biased found, no recorded defect names it (recorded: "
+    assert unexplained[0] == ("a:x gelu float32: biased found, no recorded defect of its entry names it (recorded: "
                               "cancels, flushes)")
 
 
@@ -507,9 +521,9 @@ def test_results_without_a_diagnosis_or_a_budget_are_left_out():
     assert _check(entries, _result("a:x", diagnosis=False), _result("b:y", "nan"),
                   _result("a:x", "tail-cancellation")) == ([], [])
     assert _check(entries, _result("a:x", diagnosis=False), _result("a:x", "nan"))[1] == [
-        "a:x gelu: nan found, no recorded defect names it (recorded: cancels)"]
+        "a:x gelu float32: nan found, no recorded defect of its entry names it (recorded: cancels)"]
     assert _check(entries, _result("b:y", "nan"), _result("a:x", "nan"))[1] == [
-        "a:x gelu: nan found, no recorded defect names it (recorded: cancels)"]
+        "a:x gelu float32: nan found, no recorded defect of its entry names it (recorded: cancels)"]
 
 
 # budgets --write: a signature no recorded defect names becomes a defect to review

@@ -385,14 +385,16 @@ ANY = "*"  # a recorded defect that explains every signature (quick_gelu is not 
 
 
 def cross_check(results: list, budgets) -> tuple[list[str], list[str]]:
-    """The budgets' hand-written defects against the signatures found, per implementation and
-    function (a defect is recorded per dtype, and shows where the dtype lets it): (each
-    recorded defect whose signatures none of its results shows, each signature found that no
-    recorded defect of its entries names). A defect with ``signatures = []`` says why in
+    """The budgets' hand-written defects against the signatures found: (each recorded defect
+    whose signatures none of its implementation's results for the function shows - a defect is
+    recorded per dtype, and shows where the dtype lets it -, each signature of a result that
+    no recorded defect of its own entry names: the entry of that dtype is what the report
+    prints as the result's cause). A defect with ``signatures = []`` says why in
     ``no_signature``; one whose signatures are a call path's is the consistency check's."""
     from .results import AccuracyResult
 
     groups: dict[tuple[str, str], tuple[set, set]] = {}
+    unexplained: list[str] = []
     for r in results:
         if not isinstance(r, AccuracyResult) or r.diagnosis is None:
             continue
@@ -402,16 +404,18 @@ def cross_check(results: list, budgets) -> tuple[list[str], list[str]]:
         recorded, found = groups.setdefault((r.identity.id, r.identity.function), (set(), set()))
         recorded.update(entry.get("defects", []))
         found.update(s.name for s in r.diagnosis)
-    unmatched, unexplained = [], []
+        unexplained.extend(
+            f"{r.label}: {sig} found, no recorded defect of its entry names it (recorded: "
+            f"{', '.join(sorted(entry.get('defects', []))) or 'none'})"
+            for sig in sorted(unexplained_by(r, entry, budgets.defects)))
+    unmatched = []
     for (impl, function), (recorded, found) in sorted(groups.items()):
-        explained: set[str] = set()
         for name in sorted(recorded):
             defect = budgets.defects[name]
             if "signatures" not in defect:
                 unmatched.append(f"{name}: names no signatures (nor no_signature's reason)")
                 continue
             expected = set(defect["signatures"])
-            explained |= expected
             if not expected:
                 if not defect.get("no_signature"):
                     unmatched.append(f"{name}: signatures = [] without a no_signature reason")
@@ -423,11 +427,19 @@ def cross_check(results: list, budgets) -> tuple[list[str], list[str]]:
                 unmatched.append(f"{impl} {function}: recorded {name} (expects "
                                  f"{', '.join(sorted(expected))}), found "
                                  f"{', '.join(sorted(found)) or 'none'}")
-        if ANY not in explained:
-            for sig in sorted(found - explained):
-                unexplained.append(f"{impl} {function}: {sig} found, no recorded defect names "
-                                   f"it (recorded: {', '.join(sorted(recorded)) or 'none'})")
     return unmatched, unexplained
+
+
+def unexplained_by(result, entry: dict, defects: dict) -> list[str]:
+    """The signatures of ``result`` that no defect of its budget ``entry`` names (a call
+    path's are the consistency check's; a defect of signature "*" names every one)."""
+    explained = set()
+    for name in entry.get("defects", []):
+        explained |= set(defects.get(name, {}).get("signatures", []))
+    if ANY in explained:
+        return []
+    return [sig.name for sig in result.diagnosis or ()
+            if sig.name not in explained and sig.name not in PATH_SIGNATURES]
 
 
 PROPOSED = "proposed-"  # the prefix of a defect written from a signature, for a person to reword
@@ -438,14 +450,10 @@ def propose(result, entry: dict, defects: dict) -> list[str]:
     to record: each ``proposed-<signature>`` is added to ``defects`` (once, with the
     signature's sentence and the first evidence as its reason, marked for review) and to the
     entry's list. Returns the names added to the entry."""
-    explained = set()
-    for name in entry.get("defects", []):
-        explained |= set(defects.get(name, {}).get("signatures", []))
-    if ANY in explained:
-        return []
     added = []
+    missing = unexplained_by(result, entry, defects)
     for sig in result.diagnosis or ():
-        if sig.name in explained or sig.name in PATH_SIGNATURES:
+        if sig.name not in missing:
             continue
         name = PROPOSED + sig.name
         defects.setdefault(name, {
