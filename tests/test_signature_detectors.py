@@ -454,7 +454,8 @@ def test_a_recorded_defect_and_its_signature_found_agree():
 def test_a_recorded_defect_whose_signature_is_not_found_is_named():
     unmatched, unexplained = _check({"a:x": {"defects": ["flushes"]}}, _result("a:x", "nan"))
     assert unmatched == ["a:x gelu: recorded flushes (expects flush-to-zero, overflow), found nan"]
-    assert unexplained == ["a:x gelu float32: nan found, no recorded defect of its entry names it (recorded: flushes)"]
+    assert unexplained == ["a:x gelu float32: nan found, no recorded defect of its entry names "
+                           "it (recorded: flushes)"]
     unmatched, _ = _check({"a:x": {"defects": ["cancels"]}}, _result("a:x"))
     assert unmatched == ["a:x gelu: recorded cancels (expects tail-cancellation), found none"]
 
@@ -505,8 +506,8 @@ def test_the_names_in_a_finding_are_listed_in_order():
                                     _result("a:x", "nan", "biased"))
     assert unmatched[0] == ("a:x gelu: recorded cancels (expects tail-cancellation), found "
                             "biased, nan")
-    assert unexplained[0] == ("a:x gelu float32: biased found, no recorded defect of its entry names it (recorded: "
-                              "cancels, flushes)")
+    assert unexplained[0] == ("a:x gelu float32: biased found, no recorded defect of its entry "
+                              "names it (recorded: cancels, flushes)")
 
 
 def test_a_defect_that_names_no_signature_must_say_why():
