@@ -157,3 +157,18 @@ def test_budgets_write_proposes_a_defect_for_each_unexplained_signature(tmp_path
     impls = [load_user(f"signature_impls:{n}", "gelu") for n in ("overflow", "gelu")]
     results = measurement.run(impls, [FORMATS["float32"]], with_drift=False, progress=False)
     assert signatures.cross_check(results, written) == ([], [])
+
+
+def test_a_signature_named_nan_keeps_its_name_through_json():
+    """Non-finite figures travel as the strings "nan" and "inf"; the signature whose name is
+    "nan" must come back as that name, not as a float (budgets --from-report and the
+    recording of kernel tiers read results back from JSON)."""
+    from gelucheck.report import jsonio
+    from gelucheck.results import AccuracyResult, Identity, Signature
+
+    sig = Signature("nan", 3, float("-inf"), float("nan"), "x<-5", "advice")
+    result = AccuracyResult(Identity("scipy", "ndtr", "phi", "float32"), "phi", "", "",
+                            diagnosis=[sig])
+    (back,) = jsonio.loads(jsonio.dumps([result]))
+    assert back.diagnosis[0].name == "nan"
+    assert back.diagnosis[0].first == float("-inf") and back.diagnosis[0].worst != 0

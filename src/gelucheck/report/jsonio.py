@@ -25,11 +25,15 @@ def _clean(value):
     return value
 
 
+# fields that are words, never figures: a signature named "nan" stays a name
+TEXT_FIELDS = frozenset({"name"})
+
+
 def _restore(value):
     if value in ("inf", "-inf", "nan"):
         return float(value)
     if isinstance(value, dict):
-        return {k: _restore(v) for k, v in value.items()}
+        return {k: v if k in TEXT_FIELDS else _restore(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_restore(v) for v in value]
     return value
