@@ -268,8 +268,8 @@ def test_fraction_check_of_the_planted_figure(exact_at_x0):
 
 
 def test_the_result_says_what_was_measured_how_and_where():
-    impl = _planted(description="planted, correctly rounded")
-    result = accuracy.measure(impl, FLOAT16, backend_version="v1.2")
+    impl = _planted(description="planted, correctly rounded", version="v1.2")
+    result = accuracy.measure(impl, FLOAT16)
     assert result.reference == "gelu" and result.description == "planted, correctly rounded"
     assert result.how == "native" and result.identity.backend_version == "v1.2"
     assert [(r.lo, r.hi) for r in result.figures.regions] == [

@@ -34,31 +34,3 @@ def test_at_avx2_torch_s_gelu_runs_onednn_s_avx2_kernel():
                           env=env, check=True)
     kernels = [line for line in done.stdout.splitlines() if ",eltwise," in line]
     assert kernels and all(",jit:avx2," in line for line in kernels), done.stdout[-2000:]
-
-
-def test_torch_s_version_says_where_onednn_and_mkl_are_capped(monkeypatch):
-    """Results differ with oneDNN's and MKL's caps, so the version that identifies them (and
-    keeps a sweep's checkpoints apart) names them."""
-    pytest.importorskip("torch", reason="torch is not installed")
-    from gelucheck.backends.tensors import torch_version_text
-
-    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA", raising=False)
-    monkeypatch.delenv("MKL_ENABLE_INSTRUCTIONS", raising=False)
-    assert "oneDNN" not in torch_version_text() and "up to" not in torch_version_text()
-    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
-    assert torch_version_text().endswith(", oneDNN up to AVX2")
-    monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "SSE4_2")
-    assert torch_version_text().endswith(", oneDNN up to AVX2, MKL up to SSE4_2")
-
-
-def test_jax_and_tensorflow_versions_say_where_xla_is_capped(monkeypatch):
-    """XLA's CPU code differs with its cap (the budgets hold the AVX2 code: conftest.py)."""
-    from gelucheck.backends import xla
-
-    monkeypatch.delenv("XLA_FLAGS", raising=False)
-    assert xla.cap_text() == ""
-    monkeypatch.setenv("XLA_FLAGS", "--xla_force_host_platform_device_count=2")
-    assert xla.cap_text() == ""
-    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_max_isa=AVX512 --xla_dump_to=/tmp "
-                       "--xla_cpu_max_isa=AVX2")
-    assert xla.cap_text() == ", XLA up to AVX2"

@@ -9,13 +9,21 @@ defect is then out of date (the suite turns red the day that accuracy regresses 
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import UsageError
-from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding, SweepResult
+from .results import (
+    AccuracyResult,
+    ConsistencyResult,
+    Identity,
+    MinimumFinding,
+    SignFinding,
+    SweepResult,
+)
 
 HEADER = """\
 # gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
@@ -31,6 +39,9 @@ DEFAULT_MAX_ULP = 0.5
 # The parts of a result a defect may explain (a defect's `affects`; all where it names none)
 PARTS = ("ulp", "specials", "minimum", "sign", "consistency", "fingerprint")
 SWEEP_KEY = "sweep"  # the entry's table of figures over all 2^32 float32 inputs
+RECORDED_KEY = "recorded"  # per backend: the release (and kernel tiers) recorded with
+TIER_KEY = "tier"  # per kernel tier: the entries whose figures differ from the first tier's
+MEASURED_ELSEWHERE = ("inconsistent", SWEEP_KEY)  # by `consistency`, by `sweep`
 
 
 def key(result: AccuracyResult) -> tuple[str, str, str]:
@@ -48,13 +59,103 @@ def round_up(value: float, digits: int = 3) -> float:
 
 @dataclass
 class Budgets:
+    """Entries by (implementation id, function, dtype); for a backend whose figures depend on
+    the CPU's kernels (tiers.py), the entries apply to the tiers it was recorded on: ``entries``
+    hold those of its first tier, and ``tiered[tier]`` the entries where another tier's figures
+    differ. ``recorded[backend]`` names the release each was recorded with: ``{"release": R}``,
+    or ``{"tiers": {tier: R, ...}}``."""
+
     entries: dict[tuple[str, str, str], dict] = field(default_factory=dict)
     defects: dict[str, dict] = field(default_factory=dict)
     # what a result with no entry is held to (judge.judge_default), e.g. --gelucheck-max-ulp
     default_max_ulp: float = DEFAULT_MAX_ULP
+    tiered: dict[str, dict[tuple[str, str, str], dict]] = field(default_factory=dict)
+    recorded: dict[str, dict] = field(default_factory=dict)
 
-    def get(self, result: AccuracyResult) -> dict | None:
-        return self.entries.get(key(result))
+    def get(self, result) -> dict | None:
+        return self.lookup(result.identity)
+
+    def tiers(self, backend: str) -> dict[str, str] | None:
+        """{tier: release} the backend's entries were recorded on; None: not per tier."""
+        return self.recorded.get(backend, {}).get("tiers")
+
+    def lookup(self, identity: Identity, tier: str | None = None) -> dict | None:
+        """The entry that holds for ``identity`` on its kernel tier (or on ``tier``): None
+        where nothing was recorded for it, or for its tier (:meth:`missing_tier`)."""
+        tier = tier or identity.kernel_tier
+        tiers = self.tiers(identity.backend)
+        if tiers is None or tier is None:
+            return self.entries.get(identity.key)
+        if tier not in tiers:
+            return None
+        return self.tiered.get(tier, {}).get(identity.key, self.entries.get(identity.key))
+
+    def missing_tier(self, identity: Identity) -> str | None:
+        """The result's tier where its backend was recorded on other tiers only."""
+        tiers = self.tiers(identity.backend)
+        if tiers is None or identity.kernel_tier is None or identity.kernel_tier in tiers:
+            return None
+        return identity.kernel_tier
+
+    def nearest_tier(self, backend: str, tier: str) -> str | None:
+        """The recorded tier whose name shares the longest start with ``tier`` (avx512_bf16
+        for avx512_bf16+mkl-native-intel; the later one on a tie)."""
+        def shared(name: str) -> int:
+            return len(os.path.commonprefix([name, tier]))
+        recorded = list(self.tiers(backend) or ())
+        return max(reversed(recorded), key=shared) if recorded else None
+
+    def release(self, identity: Identity) -> str | None:
+        """The release of the library the entry for ``identity`` was recorded with."""
+        recorded = self.recorded.get(identity.backend, {})
+        tiers = recorded.get("tiers")
+        if tiers is not None and identity.kernel_tier is not None:
+            return tiers.get(identity.kernel_tier)
+        return recorded.get("release")
+
+    def record(self, identity: Identity, entry: dict) -> None:
+        """Put ``entry``, measured on ``identity``'s tier and release, in its place: a tier
+        other than the backend's first holds only the entries that differ from the first's;
+        where the first tier's entry changes, the other tiers keep the one they had."""
+        k, tier = identity.key, identity.kernel_tier
+        recorded = self.recorded.setdefault(identity.backend, {})
+        if tier is None:
+            if identity.release:
+                recorded["release"] = identity.release
+            self.entries[k] = entry
+            return
+        tiers = recorded.setdefault("tiers", {})
+        first = next(iter(tiers), tier)
+        tiers[tier] = identity.release or ""
+        if tier != first:
+            if not _same(self.entries.get(k), entry):
+                self.tiered.setdefault(tier, {})[k] = entry
+            else:
+                self.tiered.get(tier, {}).pop(k, None)
+            return
+        old = self.entries.get(k)
+        if old is not None and old != entry:
+            for other in tiers:
+                if other != tier:
+                    self.tiered.setdefault(other, {}).setdefault(k, old)
+        self.entries[k] = entry
+        for other in self.tiered.values():
+            if other.get(k) == entry:
+                del other[k]
+
+    def all_entries(self):
+        """(tier or None, key, entry) for every entry of the file."""
+        yield from ((None, k, e) for k, e in self.entries.items())
+        yield from ((t, k, e) for t, entries in self.tiered.items() for k, e in entries.items())
+
+
+def _same(first: dict | None, entry: dict) -> bool:
+    """Whether ``entry`` records what ``first`` does; what `consistency` and `sweep` measure
+    counts only where ``entry`` holds it (not measured is not different)."""
+    if first is None:
+        return False
+    return all(first.get(k) == entry.get(k) for k in {*first, *entry}
+               if k in entry or k not in MEASURED_ELSEWHERE)
 
 
 def load(path: str | Path | None = None) -> Budgets:
@@ -65,18 +166,27 @@ def load(path: str | Path | None = None) -> Budgets:
         raise UsageError(f"budgets file {path}: cannot be read ({exc.strerror})") from None
     except tomllib.TOMLDecodeError as exc:
         raise UsageError(f"budgets file {path}: not valid TOML ({exc})") from None
-    budgets = Budgets(defects=data.pop("defects", {}))
-    for impl, functions in data.items():
-        for function, dtypes in functions.items():
-            for dtype, entry in dtypes.items():
-                budgets.entries[(impl, function, dtype)] = entry
-    for k, entry in budgets.entries.items():
-        _check_figures(path, k, entry)
+    budgets = Budgets(defects=data.pop("defects", {}), recorded=data.pop(RECORDED_KEY, {}))
+    tiered = data.pop(TIER_KEY, {})
+    budgets.entries = _entries(data)
+    budgets.tiered = {tier: _entries(tree) for tier, tree in tiered.items()}
+    for backend, recorded in budgets.recorded.items():
+        if not isinstance(recorded.get("tiers", {}), dict):
+            raise UsageError(f"budgets file {path}: [{RECORDED_KEY}.{backend}] tiers must map "
+                             "each tier to the release it was recorded with")
+    for tier, k, entry in budgets.all_entries():
+        where = k if tier is None else (f"tier {tier}", *k)
+        _check_figures(path, where, entry)
         unknown = [d for d in entry.get("defects", []) if d not in budgets.defects]
         if unknown:
-            raise UsageError(f"{path}: {k} names undefined defects {unknown}; defined: "
+            raise UsageError(f"{path}: {where} names undefined defects {unknown}; defined: "
                              f"{', '.join(budgets.defects)}")
     return budgets
+
+
+def _entries(tree: dict) -> dict[tuple[str, str, str], dict]:
+    return {(impl, function, dtype): entry for impl, functions in tree.items()
+            for function, dtypes in functions.items() for dtype, entry in dtypes.items()}
 
 
 def _check_figures(path: Path, k: tuple, entry: dict) -> None:
@@ -98,11 +208,12 @@ def stale_entries(budgets: Budgets, offered: list, known_backends: list[str]) ->
     available = {i.backend for i in offered}
     known = [*known_backends, "user"]
     out = []
-    for impl, function, dtype in budgets.entries:
+    for tier, (impl, function, dtype), _ in budgets.all_entries():
         backend = impl.partition(":")[0]
         if backend not in known or (backend in available
                                               and (impl, function, dtype) not in present):
-            out.append(f"[{impl}.{function}.{dtype}]")
+            out.append(f"[{'' if tier is None else f'{TIER_KEY}.{tier}.'}"
+                       f"{impl}.{function}.{dtype}]")
     return out
 
 
@@ -149,7 +260,7 @@ def entry_from(result: AccuracyResult, old: dict | None) -> dict:
         entry["x_star_in_crossing"] = result.sign.x_star_in_crossing
     if result.fingerprint is not None:
         entry["fingerprint"] = result.fingerprint.formula
-    for measured_elsewhere in ("inconsistent", SWEEP_KEY):  # by `consistency`, by `sweep`
+    for measured_elsewhere in MEASURED_ELSEWHERE:
         if old and measured_elsewhere in old:
             entry[measured_elsewhere] = old[measured_elsewhere]
     if old and old.get("defects"):
@@ -181,7 +292,8 @@ def _value(value):
 def write(path: str | Path, budgets: Budgets, header: str = HEADER) -> None:
     """Write ``budgets`` to ``path`` with tomlkit. Into an existing file the figures are
     written in place, so the comments and the order people gave it are kept; new entries
-    and defects are added at the end."""
+    and defects are added at the end, and a tier's entry that now equals the first tier's
+    is removed."""
     import tomlkit  # only writing needs it
 
     path = Path(path)
@@ -196,10 +308,39 @@ def write(path: str | Path, budgets: Budgets, header: str = HEADER) -> None:
     for name, defect in budgets.defects.items():
         if name not in defects:
             defects[name] = {k: _value(v) for k, v in defect.items()}
-    for (impl, function, dtype), entry in budgets.entries.items():
-        table = _table(_table(_table(doc, impl), function), dtype)
+    recorded = _table(doc, RECORDED_KEY)
+    for backend, facts in budgets.recorded.items():
+        recorded[backend] = {k: _value(v) for k, v in facts.items()}
+    _write_entries(doc, budgets.entries)
+    tiers = _table(doc, TIER_KEY)
+    for tier, entries in budgets.tiered.items():
+        _write_entries(_table(tiers, tier), entries)
+    for tier in list(tiers):
+        _drop_absent(tiers[tier], budgets.tiered.get(tier, {}))
+        if not tiers[tier]:
+            del tiers[tier]
+    for empty in [k for k in (RECORDED_KEY, TIER_KEY) if not doc[k]]:
+        del doc[empty]
+    path.write_text(tomlkit.dumps(doc))
+
+
+def _write_entries(parent, entries: dict) -> None:
+    for (impl, function, dtype), entry in entries.items():
+        table = _table(_table(_table(parent, impl), function), dtype)
         for k in [k for k in table if k not in entry]:
             del table[k]
         for k, v in entry.items():
             table[k] = _value(v)
-    path.write_text(tomlkit.dumps(doc))
+
+
+def _drop_absent(tree, entries: dict) -> None:
+    """Remove from a tier's tables the entries it no longer holds (and emptied tables)."""
+    for impl in list(tree):
+        for function in list(tree[impl]):
+            for dtype in list(tree[impl][function]):
+                if (impl, function, dtype) not in entries:
+                    del tree[impl][function][dtype]
+            if not tree[impl][function]:
+                del tree[impl][function]
+        if not tree[impl]:
+            del tree[impl]

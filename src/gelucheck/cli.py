@@ -22,6 +22,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv
     try:
+        if isinstance(getattr(args, "kernel_tier", None), str):  # before any backend loads
+            from . import tiers
+
+            tiers.apply(args.kernel_tier)
         return args.handler(args)
     except GelucheckError as exc:  # bad input, damaged data: said plainly; anything else is a bug
         print(f"gelucheck: error: {exc}", file=sys.stderr)

@@ -21,17 +21,27 @@ class Verdict:
     better: list[str] = field(default_factory=list)
     missing: bool = False
     defects: list[str] = field(default_factory=list)
+    # where nothing was recorded for the result's kernel tier: what to say instead
+    missing_tier: str | None = None
+    # (recorded with, measured with) where the library's release is not the recorded one
+    release_change: tuple[str, str] | None = None
 
     @property
     def failed(self) -> bool:
-        return self.missing or bool(self.worse) or bool(self.better and self.defects)
+        fixed_defect = bool(self.better and self.defects) and self.release_change is None
+        return self.missing or bool(self.worse) or fixed_defect
 
     def message(self) -> str:
         if self.missing:
-            return ("no budget recorded: record one with `gelucheck budgets --write FILE` "
-                    "(gelucheck's own: src/gelucheck/data/budgets.toml)")
+            return self.missing_tier or (
+                "no budget recorded: record one with `gelucheck budgets --write FILE` "
+                "(gelucheck's own: src/gelucheck/data/budgets.toml)")
         lines = [f"worse than budget: {w}" for w in self.worse]
-        if self.better and self.defects:
+        if self.better and self.release_change:
+            was, now = self.release_change
+            lines += [f"{now} improves on the figure recorded with {was}: {b}"
+                      for b in self.better]
+        elif self.better and self.defects:
             lines += [f"better than budget, yet recorded as known defect(s) "
                       f"{', '.join(self.defects)} - fixed? update the budget: {b}"
                       for b in self.better]
@@ -54,15 +64,15 @@ def _compare_ulps(what: str, measured: float, budget: float, verdict: Verdict) -
         verdict.better.append(f"{what} {measured:.4g} < {budget:.4g}")
 
 
-def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
+def judge(result: AccuracyResult, budgets: Budgets, entry: dict | None = None) -> Verdict:
     """A result vs its budget, on whichever of the figures, the minimum and the special
     inputs it holds. The defects that count are those that explain those parts (a defect's
     ``affects`` list; all parts when it has none)."""
-    entry = budgets.get(result)
+    entry = entry if entry is not None else budgets.get(result)
     verdict = Verdict()
     if entry is None:
-        verdict.missing = True
-        return verdict
+        return _missing(result, budgets, verdict)
+    verdict.release_change = _release_change(result.identity, budgets)
     held = {"ulp": result.figures is not None, "minimum": result.minimum is not None,
             "specials": result.specials is not None, "sign": result.sign is not None,
             "fingerprint": result.fingerprint is not None}
@@ -115,14 +125,48 @@ def judge(result: AccuracyResult, budgets: Budgets) -> Verdict:
     return verdict
 
 
+def _release_change(identity, budgets: Budgets) -> tuple[str, str] | None:
+    """(recorded with, measured with) where the two releases differ: a figure better than
+    recorded is then an improvement of the library, not a stale record."""
+    was, now = budgets.release(identity), identity.release
+    if was and now and was != now:
+        return f"{identity.backend} {was}", f"{identity.backend} {now}"
+    return None
+
+
+def _missing(result, budgets: Budgets, verdict: Verdict) -> Verdict:
+    """No entry for ``result``; where its backend was recorded on other kernel tiers, the
+    verdict names the missing tier, judges the result against the nearest recorded one
+    beside it, and gives the commands that record the tier or run on a recorded one."""
+    verdict.missing = True
+    identity = result.identity
+    tier = budgets.missing_tier(identity)
+    if tier is None:
+        return verdict
+    recorded = budgets.tiers(identity.backend) or {}
+    nearest = budgets.nearest_tier(identity.backend, tier)
+    text = (f"no budget for kernel tier {tier} of {identity.backend} (recorded: "
+            f"{', '.join(recorded)})")
+    entry = budgets.lookup(identity, nearest) if nearest else None
+    if entry is not None and isinstance(result, AccuracyResult):
+        beside = judge(result, budgets, entry)
+        text += (f"; beside the nearest recorded tier, {nearest}: "
+                 f"{beside.message() or 'within its budget'}")
+    text += (f"; record this tier with `gelucheck budgets --write FILE --backend "
+             f"{identity.backend} --kernel-tier native`, or judge on a recorded tier with "
+             f"--gelucheck-kernel-tier {nearest} (pytest) or --kernel-tier {nearest}")
+    verdict.missing_tier = text
+    return verdict
+
+
 def judge_consistency(result: ConsistencyResult, budgets: Budgets) -> Verdict:
     """Each path's count of outputs that differ from the bulk result, against the counts the
     budget records (``inconsistent``, path -> count; a path not listed: none may differ)."""
-    entry = budgets.entries.get(result.identity.key)
+    entry = budgets.get(result)
     verdict = Verdict()
     if entry is None or "inconsistent" not in entry:
-        verdict.missing = True
-        return verdict
+        return _missing(result, budgets, verdict)
+    verdict.release_change = _release_change(result.identity, budgets)
     verdict.defects = [d for d in entry.get("defects", [])
                        if "consistency" in budgets.defects[d].get("affects", PARTS)]
     if result.failure:
@@ -141,11 +185,11 @@ def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:
     """An exhaustive sweep against the sweep figures its budget records (``sweep`` in the
     float32 entry: max ulp overall and per region, the share correctly rounded) over the same
     range of encodings - a part is not comparable with the whole."""
-    entry = budgets.entries.get(result.identity.key)
+    entry = budgets.get(result)
     verdict = Verdict()
     if entry is None or SWEEP_KEY not in entry or entry[SWEEP_KEY].get("range") != result.range:
-        verdict.missing = True
-        return verdict
+        return _missing(result, budgets, verdict)
+    verdict.release_change = _release_change(result.identity, budgets)
     verdict.defects = list(entry.get("defects", []))
     recorded = entry[SWEEP_KEY]
     if result.failure:

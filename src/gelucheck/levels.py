@@ -7,7 +7,6 @@ of each level compared bit for bit with those of the default one - a path of the
 check like any other."""
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tempfile
@@ -16,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import tiers
 from .checks import reference_data
 from .checks.consistency import EXAMPLES
 from .errors import UsageError
@@ -28,22 +28,10 @@ DEFAULT = "default"
 LEVELS = ("default", "avx2", "avx512")
 
 
-# oneDNN's cap for each level: ATen's avx512 is AVX-512 F, BW, VL and DQ, oneDNN's
-# AVX512_CORE (without the VNNI, BF16 and AMX extensions its default may use). Set alone,
-# ATEN_CPU_CAPABILITY=avx2 left oneDNN's GELU at AVX-512: the level's float32 GELU was the
-# default's, bit for bit, where capped it differs.
-ONEDNN_ISA = {"avx2": "AVX2", "avx512": "AVX512_CORE"}
-
-
 def environment(level: str) -> dict[str, str]:
-    """This process's environment with torch's and oneDNN's kernels capped at ``level`` (as
-    they are, for the default)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("ATEN_CPU_CAPABILITY", "ONEDNN_MAX_CPU_ISA")}
-    if level != DEFAULT:
-        env["ATEN_CPU_CAPABILITY"] = level
-        env["ONEDNN_MAX_CPU_ISA"] = ONEDNN_ISA[level]
-    return env
+    """This process's environment with torch's, oneDNN's, MKL's and XLA's kernels capped at
+    ``level`` (tiers.PRESETS), or uncapped for the default."""
+    return tiers.environment(tiers.NATIVE if level == DEFAULT else level)
 
 
 def _capability(level: str) -> str | None:

@@ -3,7 +3,7 @@ special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
 from . import signatures
-from .backends import Implementation, backend_version
+from .backends import Implementation
 from .checks import accuracy, drift, fingerprint, minimum, reference_data, sign, specials
 from .checks.profile import profile
 from .formats import Format
@@ -13,7 +13,7 @@ from .results import AccuracyResult, DriftResult
 
 def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
     """The accuracy result of one implementation in one dtype, minimum and specials included."""
-    result = accuracy.measure(impl, fmt, backend_version(impl), keep_errors=True)
+    result = accuracy.measure(impl, fmt, keep_errors=True)
     if result.failure is None:
         result.minimum = minimum.check(impl, fmt)
         result.specials = specials.check(impl, fmt)

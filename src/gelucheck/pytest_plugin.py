@@ -21,10 +21,16 @@ import pytest
 from . import published
 from .budgets import DEFAULT_MAX_ULP
 from .report import jsonio, tables
-from .shared_options import add_budgets_option, add_impl_options, add_range_option
+from .shared_options import (
+    add_budgets_option,
+    add_impl_options,
+    add_kernel_tier_option,
+    add_range_option,
+)
 
 OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
            "function": "GELUCHECK_FUNCTION"}
+KERNEL_TIER_ENV = "GELUCHECK_KERNEL_TIER"
 PROPERTY = "gelucheck"
 NOTE = "gelucheck-note"
 SWEEP = "gelucheck-sweep"  # exhaustive chunk results, merged by the controller
@@ -43,6 +49,7 @@ def pytest_addoption(parser):
                     "their limits, x* on the minimum's plateau, no wrong sign)")
     add_budgets_option(group.addoption, "gelucheck-",
                        " (default: $GELUCHECK_BUDGETS, else gelucheck's own)")
+    add_kernel_tier_option(group.addoption, "gelucheck-")
     add_range_option(group.addoption, "--gelucheck-sweep-range")
     group.addoption("--gelucheck-sweep-json", default=None, metavar="FILE",
                     help="exhaustive tests: write the merged sweep result here")
@@ -72,7 +79,9 @@ def _sweep_results(config, chunks_by_function: dict[str, list[dict]], span) -> l
     return out
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
+    _cap_kernels(config)
     config.addinivalue_line("markers", "exhaustive: one chunk of an exhaustive float32 sweep")
     config.addinivalue_line("markers", "consistency: one call path of one implementation")
     config.addinivalue_line("markers", f"{COMPILES}: an implementation that compiles its "
@@ -85,6 +94,31 @@ def pytest_configure(config):
         if config.getoption(f"--gelucheck-{name}"):
             _choices(config)
             break
+
+
+def _cap_kernels(config) -> None:
+    """--gelucheck-kernel-tier (or $GELUCHECK_KERNEL_TIER): the libraries' caps, set before
+    any test loads them; refused where one has already chosen its kernels otherwise."""
+    from . import tiers
+    from .errors import UsageError
+
+    tier = config.getoption("--gelucheck-kernel-tier") or os.environ.get(KERNEL_TIER_ENV)
+    if not tier:
+        return
+    try:
+        tiers.check(tier)
+    except UsageError as exc:
+        raise pytest.UsageError(f"${KERNEL_TIER_ENV}: {exc}") from None
+    before = {v: os.environ.get(v) for v in (*tiers.CAP_VARIABLES, "XLA_FLAGS")}
+    loaded = tiers.apply(tier)
+    changed = any(os.environ.get(v) != was for v, was in before.items())
+    late = [m for m in loaded if changed and not tiers.took(m, tier)]
+    if late:
+        raise pytest.UsageError(
+            f"--gelucheck-kernel-tier {tier}: {', '.join(late)} had already loaded its kernels "
+            "(imported before pytest configured gelucheck: by a conftest.py or another plugin), "
+            "so its results would be of another tier: import it later, or set the caps before "
+            f"Python starts: {tiers.assignments(tier)}")
 
 
 def _choices(config) -> tuple[list[str], list, list]:

@@ -36,6 +36,8 @@ class Identity:
     device: str = "cpu"
     # which release (and CPU kernels) the figures belong to, for comparing environments
     backend_version: str | None = field(default=None, compare=False)
+    # the kernel tier the figures were computed on (tiers.py), where the backend has tiers
+    kernel_tier: str | None = field(default=None, compare=False)
 
     @property
     def id(self) -> str:
@@ -51,15 +53,28 @@ class Identity:
         return f"{self.id} {self.function} {self.dtype}" + (
             f" ({self.device})" if self.device != "cpu" else "")
 
+    @property
+    def release(self) -> str | None:
+        """The library's release alone: its version line up to the first comma or bracket
+        ("2.13.0+cpu", "glibc 2.36")."""
+        if not self.backend_version:
+            return None
+        return self.backend_version.split(",")[0].split("(")[0].strip() or None
+
+    def provenance(self) -> dict:
+        """What a result's JSON says of where its figures come from."""
+        return {"backend_version": self.backend_version, "kernel_tier": self.kernel_tier}
+
     @classmethod
     def from_json(cls, d: dict) -> Identity:
         return cls(d["backend"], d["implementation"], d["function"], d["dtype"],
-                   d.get("device", "cpu"), d.get("backend_version"))
+                   d.get("device", "cpu"), d.get("backend_version"), d.get("kernel_tier"))
 
     @classmethod
-    def of(cls, impl, fmt, backend_version: str | None = None) -> Identity:
+    def of(cls, impl, fmt, backend_version: str | None = None,
+           kernel_tier: str | None = None) -> Identity:
         return cls(impl.backend, impl.name, impl.function.name, fmt.name, impl.device,
-                   backend_version)
+                   backend_version, kernel_tier)
 
 
 @dataclass(frozen=True)
@@ -269,7 +284,7 @@ class AccuracyResult:
                 out[k] = figures.pop(k)
             out["all_nan"] = self.all_nan
             out.update(figures)
-        out["backend_version"] = i.backend_version
+        out.update(i.provenance())
         measured = self.failure is None and self.figures is not None
         if measured or self.minimum is not None:
             out["minimum"] = _part_to_json(self.minimum)  # null: a function with no minimum
@@ -419,7 +434,7 @@ class SweepResult:
                "device": i.device, "how": self.how, "range": self.range,
                "n_slow_reference": self.n_slow_reference,
                "error": self.failure.reason if self.failure else None,
-               "backend_version": i.backend_version}
+               **i.provenance()}
         if self.failure:
             out["max_ulp"] = float("inf")
         elif self.figures:
@@ -484,7 +499,7 @@ class ConsistencyResult:
         i = self.identity
         return {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
                 "function": i.function, "dtype": i.dtype, "device": i.device,
-                "backend_version": i.backend_version,
+                **i.provenance(),
                 "error": self.failure.reason if self.failure else None,
                 "bulk_max_ulp": self.bulk_max_ulp, "paths": [asdict(p) for p in self.paths],
                 **({} if self.diagnosis is None else

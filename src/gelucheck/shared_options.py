@@ -47,3 +47,14 @@ def add_range_option(addoption: AddOption, option: str = "--range") -> None:
     """The float32 encodings an exhaustive sweep covers (sweep.runner.parse_range reads it)."""
     addoption(option, default=None, metavar="START:STOP",
               help="float32 encodings to sweep, in hex, STOP excluded (default: all 2^32)")
+
+
+def add_kernel_tier_option(addoption: AddOption, prefix: str = "") -> None:
+    """--kernel-tier: cap the libraries' CPU kernels at a recorded tier before they load, so
+    that every x86 machine with the tier's instructions gives the same figures (tiers.py)."""
+    from .tiers import CHOICES
+
+    addoption(f"--{prefix}kernel-tier", default=None, type=choices("kernel tier", CHOICES),
+              help=f"run torch's, oneDNN's, MKL's and XLA's CPU kernels at this tier: "
+              f"{', '.join(CHOICES)} (native: the CPU's own; default: as the environment "
+              "sets them). Results are judged against the budgets of the tier they ran on")

@@ -8,12 +8,14 @@ from .registry import (
     backend_version,
     find,
     get_backend,
+    identity,
     implementations,
+    kernel_tier,
     load_user,
     member,
     select,
 )
 
 __all__ = ["Backend", "Implementation", "ImplementationError", "Selection", "UserOptions",
-           "backend_names", "backend_version", "find", "get_backend", "implementations",
-           "load_user", "member", "select"]
+           "backend_names", "backend_version", "find", "get_backend", "identity", "implementations",
+           "kernel_tier", "load_user", "member", "select"]

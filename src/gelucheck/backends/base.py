@@ -9,6 +9,7 @@ import numpy as np
 from ..errors import ImplementationError
 from ..formats import FORMATS, Format, get_format, narrow
 from ..functions import Function, get_function
+from ..tiers import Tier
 
 ALL_DTYPES = tuple(FORMATS.values())
 
@@ -169,3 +170,6 @@ class Backend:
     implementations: tuple[Implementation, ...] = ()
     # Implementations known not to exist here, with the reason (e.g. NumPy has no erf).
     unavailable: dict[str, str] = field(default_factory=dict)
+    # The kernel tier its results are computed on (tiers.Tier), where the CPU's instructions
+    # choose its kernels; None where they do not.
+    tier: Tier | None = None

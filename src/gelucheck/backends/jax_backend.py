@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import xla
+from .. import tiers
 from .base import Backend, Implementation
 
 
@@ -67,4 +67,5 @@ def load() -> Backend:
         make("special.erf", "erf", jax.scipy.special.erf, "jax.scipy.special.erf(x), jit"),
         make("special.erfc", "erfc", jax.scipy.special.erfc, "jax.scipy.special.erfc(x), jit"),
     )
-    return Backend("jax", True, "", jax.__version__ + xla.cap_text(), impls)
+    tier = tiers.xla_tier()
+    return Backend("jax", True, "", f"{jax.__version__}, kernels {tier}", impls, tier=tier)

@@ -20,6 +20,7 @@ from typing import Any
 
 from ..errors import UsageError, choose, refuse_repeats
 from ..functions import FUNCTIONS, Function, get_function
+from ..results import Identity
 from .base import Backend, Implementation
 from .isolated import ChildKernel, isolate
 from .tensors import tensor_kernel, torch_availability, torch_gradient
@@ -94,6 +95,21 @@ def backend_version(impl: Implementation) -> str | None:
     """The version of the backend an implementation belongs to; for a user's own callable,
     the digest of its source."""
     return get_backend(impl.backend).version if impl.backend in backend_names() else impl.version
+
+
+def identity(impl: Implementation, fmt) -> Identity:
+    """What a result of ``impl`` in ``fmt`` is of: the implementation, the dtype, the release
+    and the kernel tier it ran on."""
+    return Identity.of(impl, fmt, backend_version(impl), kernel_tier(impl))
+
+
+def kernel_tier(impl: Implementation) -> str | None:
+    """The name of the kernel tier an implementation's backend runs on (tiers.py), None
+    where its backend has none."""
+    if impl.backend not in backend_names():
+        return None
+    tier = get_backend(impl.backend).tier
+    return tier.name if tier is not None else None
 
 
 def _source_digest(fn, module) -> str:

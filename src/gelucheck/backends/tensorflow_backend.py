@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 
-from . import xla as xla_cap
+from .. import tiers
 from .base import Backend, Implementation
 
 
@@ -81,5 +81,6 @@ def load() -> Backend:
     )
     missing = {name: "TensorFlow has no Gaussian CDF op (tensorflow-probability has ndtr)"
                for name in ("phi", "phi_grad")}
-    version = f"{tf.__version__} (Keras {keras.__version__}){xla_cap.cap_text()}"
-    return Backend("tensorflow", True, "", version, impls, missing)
+    tier = tiers.xla_tier()
+    version = f"{tf.__version__} (Keras {keras.__version__}), kernels {tier}"
+    return Backend("tensorflow", True, "", version, impls, missing, tier=tier)

@@ -25,21 +25,19 @@ def torch_availability(device: str = "cpu") -> tuple[bool, str, str | None]:
 
 
 def torch_version_text(device: str = "cpu") -> str:
-    """torch's version and the kernels it dispatches to: results differ by CPU capability
-    (ATEN_CPU_CAPABILITY), by the instructions oneDNN (its GELU) and MKL (its erf and erfc)
-    may use where capped (levels.py, the tests' conftest.py) and by GPU."""
+    """torch's version and, on the CPU, the MKL release (its erf and erfc: the bound documented
+    for them) and the kernel tier it runs on (tiers.torch_tier: ATen's capability, oneDNN's
+    and MKL's code paths, the CPU); on CUDA, the GPU."""
     import torch
+
+    from .. import tiers
 
     if device == "cuda":
         return f"{torch.__version__}, {torch.cuda.get_device_name()}"
-    text = f"{torch.__version__}, CPU {torch.backends.cpu.get_cpu_capability()}"
-    if torch.backends.mkl.is_available():  # its erf and erfc: the bound documented for them
+    text = torch.__version__
+    if torch.backends.mkl.is_available():
         text += f", {mkl_release(torch.__config__.show())}"
-    for library, variable in (("oneDNN", "ONEDNN_MAX_CPU_ISA"),
-                              ("MKL", "MKL_ENABLE_INSTRUCTIONS")):
-        if os.environ.get(variable):
-            text += f", {library} up to {os.environ[variable]}"
-    return text
+    return f"{text}, kernels {tiers.torch_tier()}"
 
 
 def mkl_release(build_config: str) -> str:
@@ -225,7 +223,6 @@ def torch_compile(fn, dynamic: bool):
 
 
 def _compile(fn, dynamic: bool):
-    import os
     import tempfile
 
     import torch

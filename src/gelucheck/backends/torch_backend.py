@@ -100,7 +100,12 @@ def load(device: str = "cpu") -> Backend:
                                  synchronize=synchronizer(device),
                                  paths=_paths(impl, function, fn, device))
                   for impl, function, fn, text in with_gradients(torch_functions()))
-    return Backend(name, True, "", version, impls)
+    tier = None
+    if device == "cpu":
+        from .. import tiers
+
+        tier = tiers.torch_tier()
+    return Backend(name, True, "", version, impls, tier=tier)
 
 
 def load_cuda() -> Backend:

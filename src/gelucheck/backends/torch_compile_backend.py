@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tiers
 from ..functions import derivative
 from .base import Backend, Implementation
 from .tensors import (
@@ -67,4 +68,5 @@ def load() -> Backend:
 
     impls = (*compiled("gelu", "none"), *compiled("gelu_tanh", "tanh"), compiled_op("erf"),
              compiled_op("erfc"))
-    return Backend("torch-compile", True, "", torch_version_text(), impls)
+    return Backend("torch-compile", True, "", torch_version_text(), impls,
+                   tier=tiers.torch_tier())

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..backends import Implementation, ImplementationError
 from ..formats import Format
-from ..results import AccuracyResult, ErrorFigures, Failure, Identity
+from ..results import AccuracyResult, ErrorFigures, Failure
 from ..ulp import abs_error, ulp_error
 from . import reference_data
 from .regions import REGIONS, mask, region
@@ -33,12 +33,13 @@ def _mean(errors: np.ndarray) -> float:
     return float(finite.mean()) if finite.size else float("inf")
 
 
-def measure(impl: Implementation, fmt: Format, backend_version: str | None = None,
-            keep_errors: bool = False) -> AccuracyResult:
+def measure(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
     """The accuracy of ``impl`` in ``fmt`` against the reference of its function (exact GELU
     for a stand-in such as quick_gelu); with ``keep_errors``, the per-input errors too."""
+    from ..backends import identity
+
     function = impl.reference_function
-    result = AccuracyResult(Identity.of(impl, fmt, backend_version), function.name,
+    result = AccuracyResult(identity(impl, fmt), function.name,
                             impl.how(fmt), impl.description)
     tab = reference_data.table(fmt, function)
     x = tab.x

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..backends import Implementation, ImplementationError
 from ..formats import Format, narrow
-from ..results import ConsistencyResult, Failure, Identity, PathFigures
+from ..results import ConsistencyResult, Failure, PathFigures
 from ..ulp import ulp_error
 from . import reference_data
 from .padded_rows import MAX_LENGTH, padded_rows
@@ -104,7 +104,9 @@ def check(impl: Implementation, fmt: Format, inputs: np.ndarray | None = None,
     function = impl.reference_function
     tab = reference_data.table(fmt, function)
     x = tab.x if inputs is None else inputs
-    result = ConsistencyResult(Identity.of(impl, fmt))
+    from ..backends import identity
+
+    result = ConsistencyResult(identity(impl, fmt))
     if inputs is None:
         exact = reference_data.exact(tab, function)
     else:
@@ -156,14 +158,12 @@ def _as_exact(values: np.ndarray):
 
 def _case(spec: tuple[str, str, str]) -> ConsistencyResult:
     """One (implementation id, function, dtype) case, in a worker process."""
-    from ..backends import backend_version, find
+    from ..backends import find
     from ..formats import get_format
 
     impl_id, function, dtype = spec
     impl = find(impl_id, function)[0]
-    result = check(impl, get_format(dtype))
-    result.identity = Identity.of(impl, get_format(dtype), backend_version(impl))
-    return result
+    return check(impl, get_format(dtype))
 
 
 def run(impls: list[Implementation], dtypes: list[Format], workers: int = 1,
@@ -173,7 +173,6 @@ def run(impls: list[Implementation], dtypes: list[Format], workers: int = 1,
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from ..backends import backend_version
     from ..progress import bar as progress_bar
 
     cases = [(i, d) for i in impls for d in dtypes if d in i.dtypes]
@@ -186,9 +185,7 @@ def run(impls: list[Implementation], dtypes: list[Format], workers: int = 1,
     out = []
     if workers <= 1 or any(i.backend == "user" for i, _ in cases):
         for impl, fmt in cases:
-            result = check(impl, fmt)
-            result.identity = Identity.of(impl, fmt, backend_version(impl))
-            out.append(result)
+            out.append(check(impl, fmt))
             bar.update()
     else:
         specs = [(cases[k][0].id, cases[k][0].function.name, cases[k][1].name) for k in order]

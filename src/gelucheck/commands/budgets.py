@@ -1,10 +1,13 @@
 """``gelucheck budgets``: measure and (re)write the budgets file."""
 from __future__ import annotations
 
+from .. import tiers
 from ..errors import UsageError
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
 from . import options
+
+REACHABLE = "reachable"
 
 
 def add(sub) -> None:
@@ -26,10 +29,73 @@ def add(sub) -> None:
     budgets.add_argument("--from-report", metavar="REPORT.json", action="append",
                          help="record the figures of a saved `gelucheck report --json` instead "
                          "of measuring (repeatable); the others keep their entries")
+    budgets.add_argument("--kernel-tier", action="append", metavar="TIER",
+                         type=options.choices("kernel tier", (*tiers.CHOICES, REACHABLE)),
+                         help="measure with the CPU kernels capped at this tier, in a process "
+                         f"of its own (repeatable: {', '.join(tiers.CHOICES)}, or {REACHABLE}: "
+                         "every tier this CPU can run); each result is recorded under the "
+                         "tier it ran on (default: as the environment sets the kernels)")
     budgets.set_defaults(handler=run)
 
 
+def _measure_tiers(args) -> list:
+    """Each tier asked for, measured by `gelucheck report` in a process of its own (the caps
+    are read when the libraries load); a backend without tiers is recorded from the first
+    tier's run, and said where another tier's run gives it other figures."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from ..report import jsonio
+    from ..results import AccuracyResult
+
+    asked = [t for a in args.kernel_tier for t in (tiers.reachable() if a == REACHABLE else [a])]
+    selection = [*(a for b in args.backend or () for a in ("--backend", b)),
+                 *(a for i in args.impl or () for a in ("--impl", i)),
+                 *(a for f in args.function or () for a in ("--function", f.name)),
+                 *(["--framework", args.framework] if args.impl else [])]
+    results: list = []
+    untiered: dict = {}
+    with tempfile.TemporaryDirectory(prefix="gelucheck-tiers-") as folder:
+        for tier in dict.fromkeys(asked):
+            out = Path(folder, f"{tier}.json")
+            print(f"measuring at kernel tier {tier} ...", flush=True)
+            done = subprocess.run([sys.executable, "-m", "gelucheck", "report", "--no-progress",
+                                   "--json", str(out), "--kernel-tier", tier, *selection],
+                                  capture_output=True, text=True)
+            if not out.exists():
+                raise UsageError(f"the run at kernel tier {tier} failed (exit "
+                                 f"{done.returncode}): {done.stderr.strip()[-800:]}")
+            for r in jsonio.read_report(out)[0]:
+                if not isinstance(r, AccuracyResult) or r.identity.kernel_tier is not None:
+                    results.append(r)
+                elif r.identity.key not in untiered:
+                    untiered[r.identity.key] = r
+                    results.append(r)
+                elif r.figures != untiered[r.identity.key].figures:
+                    print(f"warning: {r.label} has no kernel tier, yet its figures at {tier} "
+                          "differ from the first tier's: the first tier's are recorded",
+                          file=sys.stderr)
+    return results
+
+
+def _previous(old, identity) -> dict | None:
+    """The entry whose defects a new one keeps: its own tier's, else the nearest recorded
+    tier's (a tier recorded for the first time starts from what is known of the others)."""
+    from ..budgets import MEASURED_ELSEWHERE
+
+    entry = old.lookup(identity)
+    tier = old.missing_tier(identity)
+    if entry is None and tier is not None:
+        nearest = old.lookup(identity, old.nearest_tier(identity.backend, tier)) or {}
+        # what `consistency` and `sweep` measured on that tier is not this tier's
+        entry = {k: v for k, v in nearest.items() if k not in MEASURED_ELSEWHERE} or None
+    return entry
+
+
 def run(args) -> int:
+    import copy
     from pathlib import Path
 
     from .. import budgets as budgets_mod
@@ -48,6 +114,8 @@ def run(args) -> int:
                    if isinstance(r, AccuracyResult)]
         if not results:
             raise UsageError(f"{', '.join(args.from_report)}: no accuracy results to record")
+    elif args.kernel_tier:
+        results = _measure_tiers(args)
     else:
         chosen = implementations(args.backend, args.impl, args.function, options.user_options(args),
                                  every_backend=not args.impl)
@@ -55,16 +123,15 @@ def run(args) -> int:
             name, reason = chosen.unavailable[0]
             raise UsageError(f"backend {name} is unavailable: {reason}")
         results = measurement.run(chosen.implementations, list(FORMATS.values()), with_drift=False)
-    new = budgets_mod.Budgets(defects=old.defects)
-    new.entries = dict(old.entries)  # backends not installed here keep their budgets
+    new = copy.deepcopy(old)  # backends not measured here keep their budgets
     proposed = 0
     for r in results:
         if isinstance(r, AccuracyResult) and r.failure is None:
-            k = budgets_mod.key(r)
-            new.entries[k] = budgets_mod.entry_from(r, old.entries.get(k))
-            for name in signatures.propose(r, new.entries[k], new.defects):
+            entry = budgets_mod.entry_from(r, _previous(old, r.identity))
+            for name in signatures.propose(r, entry, new.defects):
                 print(f"proposed defect {name} for {r.label}: review and reword it in {path}")
                 proposed += 1
+            new.record(r.identity, entry)
     budgets_mod.write(path, new)
     print(f"{len(results)} budgets written to {path}"
           + (f"; {proposed} defects proposed from the signatures found" if proposed else ""))

@@ -54,11 +54,12 @@ def run(args) -> int:
     if args.write_budgets:
         recorded = budgets_mod.load(args.write_budgets)
         for r in results:
-            entry = recorded.entries.get(r.identity.key)
+            entry = recorded.get(r)
             if entry is None:
                 print(f"warning: no entry {r.identity.key} in {args.write_budgets}: run "
                       "`gelucheck budgets --write` first", file=sys.stderr)
             elif r.failure is None:
-                entry["inconsistent"] = budgets_mod.consistency_entry(r)
+                recorded.record(r.identity, {**entry,
+                                             "inconsistent": budgets_mod.consistency_entry(r)})
         budgets_mod.write(args.write_budgets, recorded)
     return max(status, options.judge_consistency(args, results))

@@ -11,7 +11,12 @@ from ..backends.registry import DEVICES, FRAMEWORKS
 from ..errors import UsageError
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
-from ..shared_options import add_budgets_option, add_impl_options, choices
+from ..shared_options import (
+    add_budgets_option,
+    add_impl_options,
+    add_kernel_tier_option,
+    choices,
+)
 
 
 def backend_spec(text: str) -> str:
@@ -58,6 +63,7 @@ def add_selection(p, backend: bool = True) -> None:
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--markdown", metavar="FILE", help="write the tables as Markdown")
     add_budgets_option(p.add_argument, default_help=" (exit 1)")
+    add_kernel_tier_option(p.add_argument)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

@@ -127,11 +127,12 @@ def _sweep_budgets(args, results) -> int:
     if args.write_budgets:
         recorded = budgets_mod.load(args.write_budgets)
         for r in results:
-            entry = recorded.entries.get(r.identity.key)
+            entry = recorded.get(r)
             if entry is None or r.failure:
                 print(f"warning: nothing recorded for {r.label}", file=sys.stderr)
             else:
-                entry[budgets_mod.SWEEP_KEY] = budgets_mod.sweep_entry(r)
+                recorded.record(r.identity, {**entry,
+                                             budgets_mod.SWEEP_KEY: budgets_mod.sweep_entry(r)})
         budgets_mod.write(args.write_budgets, recorded)
     status = 0
     if args.budgets:

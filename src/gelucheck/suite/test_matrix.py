@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from gelucheck import judge, signatures
+from gelucheck.backends import identity
 from gelucheck.checks import (
     accuracy,
     consistency,
@@ -25,7 +26,7 @@ from gelucheck.checks import (
 )
 from gelucheck.functions import GELU
 from gelucheck.pytest_plugin import only_functions
-from gelucheck.results import AccuracyResult, Identity, MinimumFinding, SignFinding
+from gelucheck.results import AccuracyResult, MinimumFinding, SignFinding
 
 
 def _judge(result, gelucheck_budgets, record_gelucheck, explain=lambda: ""):
@@ -63,7 +64,7 @@ def test_ulp(accuracy_case, gelucheck_budgets, record_gelucheck):
 
 def test_specials(accuracy_case, gelucheck_budgets, record_gelucheck):
     impl, fmt = accuracy_case
-    result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
+    result = AccuracyResult(identity(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, specials=specials.check(impl, fmt))
     _judge(result, gelucheck_budgets, record_gelucheck)
 
@@ -76,7 +77,7 @@ def test_minimum(accuracy_case, gelucheck_budgets, record_gelucheck):
     # the smallest output is within the window and the window brackets x*
     assert found.window[0] < found.x_star < found.window[1]
     assert found.plateau_lo <= found.plateau_hi
-    result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
+    result = AccuracyResult(identity(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, minimum=found)
     _judge(result, gelucheck_budgets, record_gelucheck)
 
@@ -107,7 +108,7 @@ def test_sign(accuracy_case, gelucheck_budgets, record_gelucheck):
     impl, fmt = accuracy_case
     found = sign.check(impl, fmt)
     assert isinstance(found, SignFinding), found
-    result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
+    result = AccuracyResult(identity(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, sign=found)
     _judge(result, gelucheck_budgets, record_gelucheck)
 
@@ -119,7 +120,7 @@ def test_fingerprint(accuracy_case, gelucheck_budgets, record_gelucheck):
     impl, fmt = accuracy_case
     found = fingerprint.check(impl, fmt, impl(reference_data.table(fmt, impl.reference_function).x))
     assert found is not None and 0 < found.n_inputs
-    result = AccuracyResult(Identity.of(impl, fmt), impl.reference_function.name,
+    result = AccuracyResult(identity(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, fingerprint=found)
     _judge(result, gelucheck_budgets, record_gelucheck)
 
@@ -133,12 +134,13 @@ def test_consistent(consistency_case, gelucheck_budgets):
     impl, fmt, path = consistency_case
     key = (impl.id, impl.function.name, fmt.name)
     if key not in _CONSISTENCY:
-        found = consistency.check(impl, fmt)
-        found.identity = Identity.of(impl, fmt)
-        _CONSISTENCY[key] = found
+        _CONSISTENCY[key] = consistency.check(impl, fmt)
     result = _CONSISTENCY[key]
     assert result.failure is None, result.failure.reason
-    entry = gelucheck_budgets.entries.get(Identity.of(impl, fmt).key)
+    verdict = judge.judge_consistency(result, gelucheck_budgets)
+    if verdict.missing_tier:
+        pytest.fail(verdict.missing_tier, pytrace=False)
+    entry = gelucheck_budgets.get(result)
     recorded = (entry or {}).get("inconsistent", {}).get(path, 0)
     figures = next(p for p in result.paths if p.name == path)
     assert figures.error is None, figures.error

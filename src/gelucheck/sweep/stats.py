@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backends import backend_version
+from ..backends import identity
 from ..checks.regions import REGIONS, region
 from ..formats import FLOAT32
-from ..results import ErrorFigures, Failure, Identity, SweepResult
+from ..results import ErrorFigures, Failure, SweepResult
 
 # Histogram of ulp errors: bin 0 is [0, 1/2] (correctly rounded), bin 1 (1/2, 1), bin k >= 2
 # [2^(k-2), 2^(k-1)), the second last everything from 2^(BINS-3) up, the last inf and NaN.
@@ -96,7 +96,7 @@ def results(merged: dict, impls: list, span: tuple[int, int]) -> list[SweepResul
         s = merged["implementations"].get(f"{impl.id}/{impl.function.name}")
         if s is None:
             continue
-        result = SweepResult(Identity.of(impl, FLOAT32, backend_version(impl)),
+        result = SweepResult(identity(impl, FLOAT32),
                              impl.reference_function.name, impl.how(FLOAT32),
                              [f"0x{span[0]:08x}", f"0x{span[1]:08x}"],
                              merged["n_slow_reference"])

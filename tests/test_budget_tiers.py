@@ -1,0 +1,137 @@
+"""Budgets per kernel tier and per library release (budgets.Budgets, judge): an entry holds
+for the tiers it was recorded on, a tier's own entry where its figures differ, a missing tier
+is named with the nearest recorded one beside it, and a figure better than recorded fails as
+a stale defect only on the release it was recorded with. Results and entries are built by
+hand: the figures are given."""
+import pytest
+
+from gelucheck import budgets, judge
+from gelucheck.budgets import Budgets
+from gelucheck.errors import UsageError
+from gelucheck.results import AccuracyResult, ErrorFigures, Identity
+
+KEY = ("torch:F.gelu", "gelu", "float32")
+DEFECTS = {"known": {"reason": "r", "affects": ["ulp"]}}
+
+
+def _identity(tier: str | None, version: str | None = "2.13.0+cpu, MKL 2024.2") -> Identity:
+    return Identity("torch", "F.gelu", "gelu", "float32", backend_version=version,
+                    kernel_tier=tier)
+
+
+def _result(max_ulp: float, tier: str | None = "avx2", **identity) -> AccuracyResult:
+    figures = ErrorFigures(n_inputs=10, max_ulp=max_ulp, mean_ulp=0.1, n_infinite=0,
+                           not_correctly_rounded=0, worst_input=-1.0,
+                           worst_input_hex="0xbf800000", computed=0.0, exact=0.0,
+                           max_abs_error=0.0, max_abs_at=-1.0, regions=[])
+    return AccuracyResult(_identity(tier, **identity), "gelu", "native", "", figures=figures)
+
+
+def _two_tiers() -> Budgets:
+    """avx512_bf16 recorded first (2.7 ulps); avx2 differs (7.3 ulps)."""
+    b = Budgets(defects=DEFECTS)
+    b.record(_identity("avx512_bf16"), {"max_ulp": 2.7, "defects": ["known"]})
+    b.record(_identity("avx2"), {"max_ulp": 7.3, "defects": ["known"]})
+    return b
+
+
+def test_each_tier_is_judged_against_its_own_figures():
+    b = _two_tiers()
+    assert b.lookup(_identity("avx2"))["max_ulp"] == 7.3
+    assert b.lookup(_identity("avx512_bf16"))["max_ulp"] == 2.7
+    assert not judge.judge(_result(7.3), b).failed  # 7.3 > 2.7: the other tier's would fail
+    assert judge.judge(_result(7.3, "avx512_bf16"), b).worse
+
+
+def test_a_tier_that_equals_the_first_keeps_no_entry_of_its_own():
+    b = _two_tiers()
+    b.record(_identity("avx512"), {"max_ulp": 2.7, "defects": ["known"]})
+    assert "avx512" not in b.tiered or KEY not in b.tiered["avx512"]
+    assert b.lookup(_identity("avx512"))["max_ulp"] == 2.7
+    assert list(b.tiers("torch")) == ["avx512_bf16", "avx2", "avx512"]
+
+
+def test_when_the_first_tier_changes_the_others_keep_what_they_had():
+    b = _two_tiers()
+    b.record(_identity("avx512"), {"max_ulp": 2.7})  # equal to the first tier's: shared
+    b.record(_identity("avx512_bf16"), {"max_ulp": 1.1})
+    assert b.lookup(_identity("avx512_bf16"))["max_ulp"] == 1.1
+    assert b.lookup(_identity("avx512"))["max_ulp"] == 2.7  # measured there, kept
+    assert b.lookup(_identity("avx2"))["max_ulp"] == 7.3
+
+
+def test_consistency_and_sweep_figures_not_measured_are_not_a_difference():
+    b = Budgets()
+    b.record(_identity("avx512_bf16"), {"max_ulp": 2.7, "inconsistent": {"0-d": 3}})
+    b.record(_identity("avx2"), {"max_ulp": 2.7})  # `report` does not measure paths
+    assert not b.tiered.get("avx2")
+    b.record(_identity("avx2"), {"max_ulp": 2.7, "inconsistent": {"0-d": 5}})
+    assert b.tiered["avx2"][KEY]["inconsistent"] == {"0-d": 5}
+
+
+def test_a_tier_never_recorded_is_named_with_the_nearest_recorded_one_beside_it():
+    b = _two_tiers()
+    verdict = judge.judge(_result(3.0, "avx512_fp16+mkl-native-intel"), b)
+    assert verdict.failed and verdict.missing
+    text = verdict.message()
+    assert "no budget for kernel tier avx512_fp16+mkl-native-intel of torch" in text
+    assert "recorded: avx512_bf16, avx2" in text
+    assert "nearest recorded tier, avx512_bf16: worse than budget: max ulp 3 > 2.7" in text
+    assert "gelucheck budgets --write FILE --backend torch --kernel-tier native" in text
+    assert "--gelucheck-kernel-tier avx512_bf16" in text
+
+
+def test_a_backend_without_tiers_is_judged_on_any_tier():
+    """Entries of a file written before tiers (no [recorded] tiers) hold on every tier."""
+    b = Budgets(entries={KEY: {"max_ulp": 7.3}}, defects=DEFECTS)
+    assert not judge.judge(_result(7.0, "avx512_fp16"), b).failed
+
+
+def test_better_than_recorded_fails_as_a_stale_defect_only_on_the_recorded_release():
+    b = _two_tiers()
+    same = judge.judge(_result(1.0), b)
+    assert same.failed and "yet recorded as known defect" in same.message()
+    newer = judge.judge(_result(1.0, version="2.14.1+cpu, MKL 2025.0"), b)
+    assert not newer.failed
+    assert ("torch 2.14.1+cpu improves on the figure recorded with torch 2.13.0+cpu: max ulp 1 "
+            "< 7.3") in newer.message()
+
+
+def test_worse_than_recorded_fails_on_any_release():
+    b = _two_tiers()
+    assert judge.judge(_result(9.0, version="2.14.1+cpu"), b).failed
+
+
+def test_the_release_is_the_version_line_up_to_its_first_comma_or_bracket():
+    assert _identity(None, "2.13.0+cpu, MKL 2024.2, kernels avx2 (ATen avx2)").release == \
+        "2.13.0+cpu"
+    assert _identity(None, "glibc 2.36 (x86_64), numba 0.68.1").release == "glibc 2.36"
+    assert _identity(None, None).release is None
+
+
+def test_tiers_and_releases_survive_the_file(tmp_path):
+    b = _two_tiers()
+    b.record(Identity("scipy", "ndtr", "phi", "float64", backend_version="1.17.1"),
+             {"max_ulp": 0.5, "not_correctly_rounded": 3})
+    path = tmp_path / "budgets.toml"
+    budgets.write(path, b)
+    text = path.read_text()
+    assert '[tier.avx2."torch:F.gelu".gelu.float32]' in text
+    back = budgets.load(path)
+    assert back.recorded == {"torch": {"tiers": {"avx512_bf16": "2.13.0+cpu",
+                                                 "avx2": "2.13.0+cpu"}},
+                             "scipy": {"release": "1.17.1"}}
+    assert back.lookup(_identity("avx2"))["max_ulp"] == 7.3
+    # the avx2 entry now equals the first tier's: rewritten, its own table goes
+    back.record(_identity("avx2"), {"max_ulp": 2.7, "defects": ["known"]})
+    budgets.write(path, back)
+    assert "[tier." not in path.read_text()
+    assert budgets.load(path).lookup(_identity("avx2"))["max_ulp"] == 2.7
+
+
+def test_a_tier_entry_is_checked_as_any_other(tmp_path):
+    path = tmp_path / "budgets.toml"
+    path.write_text('[recorded.torch]\ntiers = {avx2 = "2.13.0"}\n'
+                    '[tier.avx2."torch:F.gelu".gelu.float32]\nmax_ulp = nan\n')
+    with pytest.raises(UsageError, match="tier avx2.*NaN not"):
+        budgets.load(path)
