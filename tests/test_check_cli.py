@@ -349,3 +349,24 @@ def test_check_of_a_function_alone_measures_every_installed_backend(tmp_path, ca
 
 def _no_constant(name):
     raise AssertionError(f"not strict JSON: {name}")
+
+
+def test_compare_says_in_one_line_when_a_backend_ran_on_another_kernel_tier(tmp_path, capsys):
+    """The tier travels in the JSON; two reports of different tiers are compared as they
+    are, and said to be of different tiers first."""
+    from dataclasses import replace
+
+    def tiered(result, tier):
+        return replace(result, identity=replace(result.identity, kernel_tier=tier))
+
+    old = [tiered(_acc(2.7), "avx512_bf16"), _acc(1.0, "float16")]
+    new = [tiered(_acc(7.3), "avx2"), _acc(1.0, "float16")]
+    jsonio.write(old, tmp_path / "old.json")
+    jsonio.write(new, tmp_path / "new.json")
+    assert main(["compare", str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Measured on other kernel tiers (1):\n  b: kernel tier avx512_bf16 -> "
+                          "avx2 (compared as measured")
+    assert "b:i gelu float32: max ulp 2.7 -> 7.3" in out
+    assert jsonio.read(tmp_path / "new.json")[0].identity.kernel_tier == "avx2"
+    assert compare.compare(old, old)["tiers"] == []

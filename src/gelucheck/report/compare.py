@@ -40,12 +40,28 @@ def _formula_change(a: Result, b: Result) -> tuple[str, bool] | None:
     return f"computes {fa.formula} -> {fb.formula} (declared {fb.declared})", not fb.mismatch
 
 
+def kernel_tiers(results: list[Result]) -> dict[str, str]:
+    """backend -> the kernel tier its results were computed on (where it has tiers)."""
+    return {r.identity.backend: r.identity.kernel_tier for r in results
+            if not isinstance(r, DriftResult) and r.identity.kernel_tier}
+
+
+def tier_lines(old: list[Result], new: list[Result]) -> list[str]:
+    """One line per backend measured on another kernel tier in each report: its figures are
+    compared as they are, and a difference may be the kernels' rather than the release's."""
+    a, b = kernel_tiers(old), kernel_tiers(new)
+    return [f"{backend}: kernel tier {a[backend]} -> {b[backend]} (compared as measured: a "
+            "difference may be the kernels', not the release's)"
+            for backend in sorted(a.keys() & b.keys()) if a[backend] != b[backend]]
+
+
 def compare(old: list[Result], new: list[Result]) -> dict[str, list[str]]:
-    """{"worse": [...], "better": [...], "only_old": [...], "only_new": [...]}"""
+    """{"tiers": [...], "worse": [...], "better": [...], "only_old": [...], "only_new": [...]}"""
     before = {_key(r): r for r in old}
     after = {_key(r): r for r in new}
     label = {**{k: r.label for k, r in before.items()}, **{k: r.label for k, r in after.items()}}
-    out = {"worse": [], "better": [], "only_old": [], "only_new": []}
+    out: dict[str, list[str]] = {"tiers": tier_lines(old, new), "worse": [], "better": [],
+                                 "only_old": [], "only_new": []}
     for key in before.keys() & after.keys():
         moved = _formula_change(before[key], after[key])
         if moved:  # a kernel that now computes another form: worse unless it now matches
@@ -69,11 +85,13 @@ def compare(old: list[Result], new: list[Result]) -> dict[str, list[str]]:
     return out
 
 
+TITLES = {"tiers": "Measured on other kernel tiers", "worse": "Worse", "better": "Better",
+          "only_old": "Only in the old report", "only_new": "Only in the new report"}
+
+
 def render(diff: dict[str, list[str]]) -> str:
-    titles = {"worse": "Worse", "better": "Better", "only_old": "Only in the old report",
-              "only_new": "Only in the new report"}
     parts = []
-    for k, title in titles.items():
+    for k, title in TITLES.items():
         if diff[k]:
             parts.append(f"{title} ({len(diff[k])}):\n" + "\n".join(f"  {x}" for x in diff[k]))
     return "\n\n".join(parts) or "No differences."

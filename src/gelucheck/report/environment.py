@@ -25,9 +25,12 @@ def describe(results: list) -> dict:
     for r in results:
         if isinstance(r, AccuracyResult | SweepResult) and r.identity.backend_version:
             backends.setdefault(r.identity.backend, r.identity.backend_version)
+    tiers = {r.identity.backend: r.identity.kernel_tier for r in results
+             if isinstance(r, AccuracyResult | SweepResult) and r.identity.kernel_tier}
     return {"gelucheck": __version__, "python": platform.python_version(),
             "platform": platform.platform(), "machine": platform.machine(),
-            "backends": backends, "reference_manifest_sha256": _reference_digest()}
+            "backends": backends, "kernel_tiers": tiers,
+            "reference_manifest_sha256": _reference_digest()}
 
 
 def one_line(env: dict) -> str:

@@ -23,7 +23,7 @@ from ..checks.regions import REGIONS
 from ..formats import FORMATS
 from ..functions import get_function
 from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SweepResult
-from . import tables
+from . import compare, tables
 from .environment import one_line
 
 CSP = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
@@ -364,9 +364,7 @@ def render(reports: list[tuple[str, list, dict | None]],
     parts += extra or []
     for title, diff in compare_sections or []:
         parts.append(f"<h2>{html.escape(title)}</h2>")
-        for key, label in (("worse", "Worse"), ("better", "Better"),
-                           ("only_old", "Only in the old report"),
-                           ("only_new", "Only in the new report")):
+        for key, label in compare.TITLES.items():
             if diff[key]:
                 items = "".join(f"<li>{html.escape(line)}</li>" for line in diff[key])
                 parts.append(f"<details open><summary>{label} ({len(diff[key])})</summary>"
