@@ -102,3 +102,58 @@ def test_bench_compare_without_a_saved_run_says_how_to_make_one(tmp_path, reques
                           cwd=request.config.rootpath)
     assert done.returncode == 4  # pytest's usage error
     assert "no saved benchmark run" in done.stderr and "tox -e bench" in done.stderr
+
+
+def _uncapped(monkeypatch):
+    from gelucheck import tiers
+
+    for variable in (*tiers.CAP_VARIABLES, "XLA_FLAGS"):
+        monkeypatch.delenv(variable, raising=False)
+
+
+def test_the_kernel_tier_is_set_before_a_test_loads_torch(pytester, monkeypatch):
+    """--gelucheck-kernel-tier caps the libraries in pytest_configure: torch, loaded later
+    by a test, runs oneDNN's AVX2 GELU and says so."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    from gelucheck import tiers
+
+    if "avx2" not in tiers.reachable():
+        pytest.skip("this CPU cannot run the avx2 tier")
+    _uncapped(monkeypatch)
+    pytester.makepyfile("""
+import os
+from gelucheck import tiers
+
+def test_capped():
+    assert os.environ["ONEDNN_MAX_CPU_ISA"] == "AVX2"
+    assert tiers.torch_tier().name == "avx2"
+""")
+    result = pytester.runpytest_subprocess("--gelucheck-kernel-tier", "avx2")
+    result.assert_outcomes(passed=1)
+
+
+def test_a_kernel_tier_asked_for_after_torch_chose_its_kernels_is_refused(pytester, monkeypatch):
+    """A conftest that ran torch before the plugin could cap it: measuring would give another
+    tier's figures under this tier's name, so the run stops and says why."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    from gelucheck import tiers
+
+    if tiers.reachable()[-1] == "avx2":
+        pytest.skip("this CPU's own kernels are the avx2 tier's: nothing to refuse")
+    _uncapped(monkeypatch)
+    pytester.makeconftest("import torch\ntorch.nn.functional.gelu(torch.ones(64))\n")
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    result = pytester.runpytest_subprocess("--gelucheck-kernel-tier", "avx2")
+    assert result.ret != 0
+    err = result.stderr.str()
+    assert "--gelucheck-kernel-tier avx2: torch had already loaded its kernels" in err
+    assert "ONEDNN_MAX_CPU_ISA=AVX2" in err
+
+
+def test_an_unknown_kernel_tier_in_the_environment_names_the_choices(pytester, monkeypatch):
+    monkeypatch.setenv("GELUCHECK_KERNEL_TIER", "avx3")
+    pytester.makepyfile("def test_nothing():\n    pass\n")
+    result = pytester.runpytest_subprocess()
+    assert result.ret != 0
+    assert "$GELUCHECK_KERNEL_TIER: unknown kernel tier 'avx3'; valid choices: native, avx2" \
+        in result.stderr.str()
