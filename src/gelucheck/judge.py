@@ -134,28 +134,38 @@ def _release_change(identity, budgets: Budgets) -> tuple[str, str] | None:
     return None
 
 
-def _missing(result, budgets: Budgets, verdict: Verdict) -> Verdict:
-    """No entry for ``result``; where its backend was recorded on other kernel tiers, the
-    verdict names the missing tier, judges the result against the nearest recorded one
-    beside it, and gives the commands that record the tier or run on a recorded one."""
-    verdict.missing = True
-    identity = result.identity
+def missing_tier(identity, budgets: Budgets) -> tuple[str, str, str | None] | None:
+    """Where ``identity``'s backend was recorded on other kernel tiers only: (what is
+    missing, the commands that record it or cap at the nearest recorded tier, that tier)."""
     tier = budgets.missing_tier(identity)
     if tier is None:
-        return verdict
+        return None
     recorded = budgets.tiers(identity.backend) or {}
     nearest = budgets.nearest_tier(identity.backend, tier)
-    text = (f"no budget for kernel tier {tier} of {identity.backend} (recorded: "
+    what = (f"no budget for kernel tier {tier} of {identity.backend} (recorded: "
             f"{', '.join(recorded)})")
-    entry = budgets.lookup(identity, nearest) if nearest else None
+    how = (f"record this tier with `gelucheck budgets --write FILE --backend "
+           f"{identity.backend} --kernel-tier native`, or judge on a recorded tier with "
+           f"--gelucheck-kernel-tier {nearest} (pytest) or --kernel-tier {nearest}")
+    return what, how, nearest
+
+
+def _missing(result, budgets: Budgets, verdict: Verdict) -> Verdict:
+    """No entry for ``result``; where its tier is the one missing, the verdict names it and
+    judges the result against the nearest recorded tier beside it."""
+    verdict.missing = True
+    found = missing_tier(result.identity, budgets)
+    if found is None:
+        return verdict
+    what, how, nearest = found
+    entry = budgets.lookup(result.identity, nearest) if nearest else None
     if entry is not None and isinstance(result, AccuracyResult):
         beside = judge(result, budgets, entry)
-        text += (f"; beside the nearest recorded tier, {nearest}: "
+        figures = (f"max ulp {result.figures.max_ulp:.4g} measured, {entry['max_ulp']:.4g} "
+                   "recorded there; " if result.figures is not None else "")
+        what += (f"; beside the nearest recorded tier, {nearest}: {figures}"
                  f"{beside.message() or 'within its budget'}")
-    text += (f"; record this tier with `gelucheck budgets --write FILE --backend "
-             f"{identity.backend} --kernel-tier native`, or judge on a recorded tier with "
-             f"--gelucheck-kernel-tier {nearest} (pytest) or --kernel-tier {nearest}")
-    verdict.missing_tier = text
+    verdict.missing_tier = f"{what}; {how}"
     return verdict
 
 
