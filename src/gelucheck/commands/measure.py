@@ -109,8 +109,9 @@ def _measure(args, with_drift: bool) -> int:
             if verdict.failed or verdict.better:
                 print(f"BUDGET {budgets_mod.key(r)}: {verdict.message()}")
             status |= verdict.failed
-    for what, how, _ in sorted({judge.missing_tier(r.identity, against) for r in results
-                                if isinstance(r, AccuracyResult)} - {None}):
+    missing = {judge.missing_tier(r.identity, against) for r in results
+               if isinstance(r, AccuracyResult)}
+    for what, how, _ in sorted(m for m in missing if m is not None):
         print(tables.wrapped(f"{what}: {how}"))
     counts = summary.counts(results, against)
     status |= _gates(args, results)
