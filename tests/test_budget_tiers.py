@@ -136,3 +136,23 @@ def test_a_tier_entry_is_checked_as_any_other(tmp_path):
                     '[tier.avx2."torch:F.gelu".gelu.float32]\nmax_ulp = nan\n')
     with pytest.raises(UsageError, match="tier avx2.*NaN not"):
         budgets.load(path)
+
+
+def test_a_report_on_a_tier_never_recorded_says_which_and_fails_its_gate(tmp_path, capsys):
+    """torch's results of this run carry its tier; a budgets file recorded on another tier
+    only names the missing one once, with what to do, and the gate exits 1."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    from gelucheck.backends import get_backend
+    from gelucheck.cli import main
+
+    running = get_backend("torch").tier.name
+    other = "avx512" if running != "avx512" else "avx2"
+    path = tmp_path / "budgets.toml"
+    path.write_text(f'[recorded.torch]\ntiers = {{{other} = "2.13.0"}}\n'
+                    '["torch:F.gelu".gelu.float16]\nmax_ulp = 3.0\n')
+    assert main(["check", "--backend", "torch:F.gelu", "--function", "gelu", "--dtype",
+                 "float16", "--no-progress", "--budgets", str(path)]) == 1
+    out = capsys.readouterr().out
+    line = f"no budget for kernel tier {running} of torch (recorded: {other})"
+    assert f"{line}; beside the nearest recorded tier, {other}: max ulp" in out
+    assert "gelucheck budgets --write FILE --backend torch --kernel-tier native" in out
