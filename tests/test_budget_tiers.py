@@ -69,6 +69,13 @@ def test_consistency_and_sweep_figures_not_measured_are_not_a_difference():
     assert b.tiered["avx2"][KEY]["inconsistent"] == {"0-d": 5}
 
 
+def test_the_evidence_sentence_alone_is_not_a_difference():
+    b = Budgets()
+    b.record(_identity("avx2"), {"max_ulp": 2.7, "evidence": "worst x = -1.0"})
+    b.record(_identity("avx512"), {"max_ulp": 2.7, "evidence": "worst x = -2.0"})
+    assert not b.tiered.get("avx512")
+
+
 def test_a_tier_never_recorded_is_named_with_the_nearest_recorded_one_beside_it():
     b = _two_tiers()
     verdict = judge.judge(_result(3.0, "avx512_fp16+mkl-native-intel"), b)

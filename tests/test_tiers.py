@@ -87,6 +87,9 @@ def test_xla_s_tier_is_its_last_cap_within_what_the_host_has(monkeypatch):
     assert "XLA up to AVX2" in tiers.xla_tier().parts
     monkeypatch.delenv("XLA_FLAGS")
     assert tiers.xla_tier().name == "avx512"
+    monkeypatch.setattr(tiers, "_cpuinfo", lambda: ("x", frozenset(
+        {"avx2", "avx512f", "avx512_bf16", "avx512_fp16", "amx_tile"})))
+    assert tiers.xla_tier().name == "avx512+bf16+fp16+amx"  # LLVM uses them: not avx512's
     monkeypatch.setattr(tiers, "_cpuinfo", lambda: ("x", frozenset({"avx2"})))
     monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_max_isa=AVX512")
     assert tiers.xla_tier().name == "avx2"  # a cap cannot lift the host

@@ -151,10 +151,11 @@ class Budgets:
 
 def _same(first: dict | None, entry: dict) -> bool:
     """Whether ``entry`` records what ``first`` does; what `consistency` and `sweep` measure
-    counts only where ``entry`` holds it (not measured is not different)."""
+    counts only where ``entry`` holds it (not measured is not different), and the evidence,
+    a sentence about the worst input, not at all."""
     if first is None:
         return False
-    return all(first.get(k) == entry.get(k) for k in {*first, *entry}
+    return all(first.get(k) == entry.get(k) for k in {*first, *entry} - {"evidence"}
                if k in entry or k not in MEASURED_ELSEWHERE)
 
 

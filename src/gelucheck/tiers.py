@@ -193,13 +193,16 @@ def torch_tier() -> Tier:
     return Tier(name, f"{parts}; {cpu()}")
 
 
-# XLA's instruction sets, lowest first, with the CPU flag that offers each
+# XLA's instruction sets, lowest first, with the CPU flag that offers each; uncapped, LLVM
+# also uses the host's AVX-512 extensions (FP16 changes XLA's float16 tanh-form GELU)
 XLA_ISAS = (("AVX2", "avx2"), ("AVX512", "avx512f"))
+XLA_EXTENSIONS = (("bf16", "avx512_bf16"), ("fp16", "avx512_fp16"), ("amx", "amx_tile"))
 
 
 def xla_tier() -> Tier:
     """The tier of the code XLA generates in this process: its cap (XLA_FLAGS, the last
-    --xla_cpu_max_isa wins, as in XLA) where the CPU has it, else the host's own."""
+    --xla_cpu_max_isa wins, as in XLA) where the CPU has it, else the host's own with the
+    AVX-512 extensions it has (``avx512+bf16``)."""
     caps = [f.removeprefix(XLA_FLAG).upper() for f in os.environ.get("XLA_FLAGS", "").split()
             if f.startswith(XLA_FLAG)]
     text, flags = cpu(), _cpuinfo()[1]
@@ -207,11 +210,13 @@ def xla_tier() -> Tier:
     best = host[-1] if host else "unknown"
     order = [isa for isa, _ in XLA_ISAS]
     if caps and caps[-1] in order and best in order:
-        isa = order[min(order.index(caps[-1]), order.index(best))]
+        name = order[min(order.index(caps[-1]), order.index(best))].lower()
     else:
-        isa = best
+        name = best.lower()
+        if best == "AVX512" and not caps:
+            name += "".join(f"+{short}" for short, flag in XLA_EXTENSIONS if flag in flags)
     parts = f"XLA {'up to ' + caps[-1] if caps else 'for the host'}; {text}"
-    return Tier(isa.lower(), parts)
+    return Tier(name, parts)
 
 
 def took(module: str, tier: str) -> bool:
