@@ -163,3 +163,11 @@ def test_a_report_on_a_tier_never_recorded_says_which_and_fails_its_gate(tmp_pat
     line = f"no budget for kernel tier {running} of torch (recorded: {other})"
     assert f"{line}; beside the nearest recorded tier, {other}: max ulp" in out
     assert "gelucheck budgets --write FILE --backend torch --kernel-tier native" in out
+
+
+def test_two_kernel_tiers_on_the_command_line_are_refused_before_any_work(capsys):
+    from gelucheck.cli import main
+
+    assert main(["check", "--backend", "scipy:ndtr", "--kernel-tier", "avx2", "--kernel-tier",
+                 "native", "--no-progress"]) == 2
+    assert "--kernel-tier is given as avx2 and native: give one" in capsys.readouterr().err

@@ -157,3 +157,16 @@ def test_an_unknown_kernel_tier_in_the_environment_names_the_choices(pytester, m
     assert result.ret != 0
     assert "$GELUCHECK_KERNEL_TIER: unknown kernel tier 'avx3'; valid choices: native, avx2" \
         in result.stderr.str()
+
+
+def test_two_kernel_tiers_on_one_command_line_are_refused(pytester):
+    """One would be dropped; the command line's one still overrides an ini file's addopts."""
+    pytester.makeini("[pytest]\naddopts = --gelucheck-kernel-tier=avx2\n")
+    pytester.makepyfile("import os\n\ndef test_tier():\n"
+                        "    assert 'ONEDNN_MAX_CPU_ISA' not in os.environ\n")
+    result = pytester.runpytest_subprocess("--gelucheck-kernel-tier", "avx2",
+                                           "--gelucheck-kernel-tier=native")
+    assert result.ret != 0
+    assert "--gelucheck-kernel-tier is given as avx2 and native: give one" in \
+        result.stderr.str()
+    pytester.runpytest_subprocess("--gelucheck-kernel-tier", "native").assert_outcomes(passed=1)

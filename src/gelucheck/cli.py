@@ -22,10 +22,13 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.argv = argv
     try:
-        if isinstance(getattr(args, "kernel_tier", None), str):  # before any backend loads
+        from .shared_options import one_kernel_tier
+
+        tier = one_kernel_tier("--kernel-tier", getattr(args, "kernel_tier", None))
+        if tier:  # before any backend loads
             from . import tiers
 
-            tiers.apply(args.kernel_tier)
+            tiers.apply(tier)
         return args.handler(args)
     except GelucheckError as exc:  # bad input, damaged data: said plainly; anything else is a bug
         print(f"gelucheck: error: {exc}", file=sys.stderr)

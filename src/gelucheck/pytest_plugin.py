@@ -26,6 +26,7 @@ from .shared_options import (
     add_impl_options,
     add_kernel_tier_option,
     add_range_option,
+    one_kernel_tier,
 )
 
 OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
@@ -102,7 +103,13 @@ def _cap_kernels(config) -> None:
     from . import tiers
     from .errors import UsageError
 
-    tier = config.getoption("--gelucheck-kernel-tier") or os.environ.get(KERNEL_TIER_ENV)
+    option = "--gelucheck-kernel-tier"
+    try:  # the command line's over the ini file's addopts; twice on one of them: refused
+        one_kernel_tier(option, _command_line_values(config, option))
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    given = config.getoption(option)
+    tier = given[-1] if given else os.environ.get(KERNEL_TIER_ENV)
     if not tier:
         return
     try:
@@ -119,6 +126,13 @@ def _cap_kernels(config) -> None:
             "(imported before pytest configured gelucheck: by a conftest.py or another plugin), "
             "so its results would be of another tier: import it later, or set the caps before "
             f"Python starts: {tiers.assignments(tier)}")
+
+
+def _command_line_values(config, option: str) -> list[str]:
+    args = list(config.invocation_params.args)
+    return [value for i, a in enumerate(args)
+            for value in ([args[i + 1]] if a == option and i + 1 < len(args) else
+                          [a.partition("=")[2]] if a.startswith(option + "=") else [])]
 
 
 def _choices(config) -> tuple[list[str], list, list]:

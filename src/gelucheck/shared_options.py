@@ -54,7 +54,18 @@ def add_kernel_tier_option(addoption: AddOption, prefix: str = "") -> None:
     that every x86 machine with the tier's instructions gives the same figures (tiers.py)."""
     from .tiers import CHOICES
 
-    addoption(f"--{prefix}kernel-tier", default=None, type=choices("kernel tier", CHOICES),
+    addoption(f"--{prefix}kernel-tier", action="append", default=None,
+              type=choices("kernel tier", CHOICES),
               help=f"run torch's, oneDNN's, MKL's and XLA's CPU kernels at this tier: "
               f"{', '.join(CHOICES)} (native: the CPU's own; default: as the environment "
-              "sets them). Results are judged against the budgets of the tier they ran on")
+              "sets them; given twice with two values, refused). Results are judged against "
+              "the budgets of the tier they ran on")
+
+
+def one_kernel_tier(option: str, values) -> str | None:
+    """The tier a run is capped at: the last given; two different ones are refused (one
+    would be dropped)."""
+    distinct = list(dict.fromkeys(values or ()))
+    if len(distinct) > 1:
+        raise UsageError(f"{option} is given as {' and '.join(distinct)}: give one")
+    return distinct[0] if distinct else None

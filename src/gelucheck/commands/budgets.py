@@ -29,7 +29,7 @@ def add(sub) -> None:
     budgets.add_argument("--from-report", metavar="REPORT.json", action="append",
                          help="record the figures of a saved `gelucheck report --json` instead "
                          "of measuring (repeatable); the others keep their entries")
-    budgets.add_argument("--kernel-tier", action="append", metavar="TIER",
+    budgets.add_argument("--kernel-tier", action="append", metavar="TIER", dest="record_tiers",
                          type=options.choices("kernel tier", (*tiers.CHOICES, REACHABLE)),
                          help="measure with the CPU kernels capped at this tier, in a process "
                          f"of its own (repeatable: {', '.join(tiers.CHOICES)}, or {REACHABLE}: "
@@ -50,7 +50,7 @@ def _measure_tiers(args) -> list:
     from ..report import jsonio
     from ..results import AccuracyResult
 
-    asked = [t for a in args.kernel_tier for t in (tiers.reachable() if a == REACHABLE else [a])]
+    asked = [t for a in args.record_tiers for t in (tiers.reachable() if a == REACHABLE else [a])]
     selection = [*(a for b in args.backend or () for a in ("--backend", b)),
                  *(a for i in args.impl or () for a in ("--impl", i)),
                  *(a for f in args.function or () for a in ("--function", f.name)),
@@ -114,7 +114,7 @@ def run(args) -> int:
                    if isinstance(r, AccuracyResult)]
         if not results:
             raise UsageError(f"{', '.join(args.from_report)}: no accuracy results to record")
-    elif args.kernel_tier:
+    elif args.record_tiers:
         results = _measure_tiers(args)
     else:
         chosen = implementations(args.backend, args.impl, args.function, options.user_options(args),
