@@ -8,7 +8,11 @@ from tqdm import tqdm
 
 def bar(total: int, label: str, enabled: bool = True, unit: str = "it") -> tqdm:
     """A bar that advances with ``update(n)`` and ends with ``close()``; off when not enabled.
-    Off a terminal (a CI log) it redraws at most every 30 s, so logs stay short."""
+    A bar belongs on a terminal: off one (a CI log, a file) the step is said in one line
+    instead of a bar's redrawn frames."""
     tty = sys.stderr.isatty()
-    return tqdm(total=total, desc=label, disable=not enabled, unit=unit, unit_scale=True,
-                dynamic_ncols=True, mininterval=0.2 if tty else 30, leave=False)
+    if enabled and not tty and total:
+        print(f"{label}: {total:,} {unit}{'s' if total != 1 else ''} ...", file=sys.stderr,
+              flush=True)
+    return tqdm(total=total, desc=label, disable=not (enabled and tty), unit=unit,
+                unit_scale=True, dynamic_ncols=True, mininterval=0.2, leave=False)
