@@ -25,7 +25,8 @@ def test_each_level_is_measured_labelled_and_compared(tmp_path):
     results = json.loads(out.read_text())["results"]
     accuracy = [r for r in results if r["kind"] == "accuracy"]
     assert {r["backend"] for r in accuracy} == {"torch@default", "torch@avx2"}
-    assert any("CPU AVX2" in r["backend_version"] for r in accuracy)
+    assert any("kernels avx2 (ATen avx2" in r["backend_version"] for r in accuracy)
+    assert any(r["kernel_tier"] == "avx2" for r in accuracy)
     compared = [r for r in results if r["kind"] == "consistency"]
     assert compared and all(p["name"] == "level avx2 vs default" and p["n_inputs"] == 63488
                             for r in compared for p in r["paths"])

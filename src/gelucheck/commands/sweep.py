@@ -8,6 +8,7 @@ from ..errors import UsageError
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
 from ..shared_options import add_range_option
+from ..sweep import ENGINES
 from . import options
 
 
@@ -25,6 +26,13 @@ def add(sub) -> None:
     add_range_option(sweep.add_argument)
     sweep.add_argument("--workers", type=options.positive, default=os.cpu_count() or 1,
                        help="processes (default: the number of cores)")
+    sweep.add_argument("--engine", default="local", type=options.choices("engine", ENGINES),
+                       help="where the tasks run: local (a pool of --workers processes, "
+                       "the default) or dask (a local Dask cluster of --workers processes)")
+    sweep.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the tasks on the Dask cluster whose scheduler is at ADDRESS "
+                       "(tcp://host:port; implies --engine dask): every worker needs the same "
+                       "gelucheck, libraries and kernel tier, and is refused otherwise")
     sweep.add_argument("--json", metavar="FILE", help="write the results as JSON")
     sweep.add_argument("--checkpoint", metavar="DIR", help="save each finished task here and "
                        "resume from it")
@@ -59,8 +67,9 @@ def run(args) -> int:
               for spec in args.impl or []]
     if not specs:
         raise UsageError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")
+    engine = "dask" if args.scheduler else args.engine
     results = sweep(specs, args.function, span, args.workers, args.checkpoint,
-                    progress=not args.no_progress)
+                    progress=not args.no_progress, engine=engine, scheduler=args.scheduler)
     for r in results:
         who = f"{r.identity.id} {r.identity.function} float32"
         if r.failure:

@@ -6,6 +6,7 @@ import ctypes
 import importlib
 import multiprocessing
 import os
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -20,6 +21,7 @@ from ..formats import FLOAT32, Format
 from ..functions import Function, get_function
 from ..progress import bar as progress_bar
 from ..results import SweepResult
+from . import ENGINES
 from .checkpoint import Checkpoint
 from .chunk import evaluate, finite_ranges, hex32
 from .fastref import warm_kernels
@@ -231,13 +233,23 @@ def _in_processes(pool: ProcessPoolExecutor, pending: list[tuple[int, int]], don
 
 
 def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers: int = 1,
-          checkpoint: str | Path | None = None, progress: bool = True) -> list[SweepResult]:
+          checkpoint: str | Path | None = None, progress: bool = True, engine: str = "local",
+          scheduler: str | None = None) -> list[SweepResult]:
+    """The sweep's results; its tasks run here (one worker), over a local pool of processes
+    (``engine`` "local"), or on Dask (``engine`` "dask": a local cluster of ``workers``, or the
+    cluster at ``scheduler``)."""
     function = get_function(function)
     if workers < 1:
         raise SweepError(f"--workers {workers}: need at least 1")
+    if engine not in ENGINES:
+        raise SweepError(f"unknown engine {engine!r}; valid choices: {', '.join(ENGINES)}")
+    if scheduler is not None and engine != "dask":
+        raise SweepError(f"--scheduler {scheduler} runs the tasks on Dask: --engine {engine} "
+                         "contradicts it")
     todo = tasks(*span)
-    workers = workers if len(todo) > 1 else 1  # a single task runs here: no workers for it
-    if workers > 1:
+    remote = scheduler is not None
+    workers = workers if len(todo) > 1 or remote else 1  # a single task runs here
+    if workers > 1 and engine == "local":
         _fork_server()  # importing while this process resolves and loads the loops
     # an unknown or unavailable implementation refused before the loops compile (the first
     # time after install: seconds)
@@ -245,8 +257,10 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
     if not impls:
         raise SweepError(f"no implementation of {function} to sweep in {specs}")
     compile_s = warm_kernels([function])  # compiled once, here, before the workers load them
-    with _workers(workers, specs, function) as pool:
-        store = Checkpoint(checkpoint, _meta(function, impls, span))
+    meta = _meta(function, impls, span)
+    dask = engine == "dask" and (workers > 1 or remote)
+    with _workers(1 if dask else workers, specs, function) as pool:
+        store = Checkpoint(checkpoint, meta)
         saved = {t: store.done(t) for t in todo}
         finished = [r for r in saved.values() if r is not None]
         pending = [t for t, r in saved.items() if r is None]
@@ -260,7 +274,12 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
             finished.append(result)
             bar.update(result["stop"] - result["start"])
 
-        if pool is None or len(pending) <= 1:
+        if dask and pending:
+            from . import cluster
+
+            cluster.run(specs, function.name, pending, meta, done, scheduler, workers,
+                        say=lambda line: bar.write(line, file=sys.stderr))
+        elif pool is None or len(pending) <= 1:
             threads = _init_worker(specs, function.name)
             try:
                 for t in pending:

@@ -1,0 +1,87 @@
+"""A sweep's tasks on a dask.distributed cluster: one that runs already (``--scheduler
+ADDRESS``: a ``dask scheduler`` with its ``dask worker``s, or the workers dask-jobqueue starts
+on SLURM or PBS, or dask-kubernetes on Kubernetes - Dask's own tools, docs/commands/sweep.md),
+or a local one (``--engine dask``). Written here, not by hand: Dask schedules, retries the
+tasks a lost worker held, and serves a dashboard; gelucheck only says what a task is.
+
+A task is a pure function of (what to sweep, the function, its range of encodings, the
+versions the sweep was planned with): the same bytes whichever worker runs it and however
+often, so a retried task changes nothing. A worker whose gelucheck, library versions or
+kernel tier differ from the planning process's refuses the task by name.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from collections.abc import Callable
+
+from ..functions import get_function
+from .runner import _WORKER, SweepError, _init_worker, _meta, _run_task
+
+_READY: dict = {}  # per worker process: the sweep its implementations were resolved for
+
+
+def run_task(specs: list[dict], function: str, task: tuple[int, int], meta: dict) -> dict:
+    """One task, on a worker: the implementations resolved once per process and sweep,
+    checked against the versions the sweep was planned with, then the task evaluated."""
+    key = (json.dumps(specs, sort_keys=True), function)
+    if _READY.get("key") != key:
+        _init_worker(specs, function)
+        mine = _meta(get_function(function), _WORKER["impls"], (0, 0))
+        for name in ("gelucheck", "implementations", "versions"):
+            if mine[name] != meta[name]:
+                raise SweepError(
+                    f"the worker on {socket.gethostname()} (pid {os.getpid()}) has "
+                    f"{name} {mine[name]}, where this sweep was planned with {meta[name]}: "
+                    "every worker needs the same gelucheck, libraries and kernel tier")
+        _READY["key"] = key
+    return _run_task(task)
+
+
+def _client(scheduler: str | None, workers: int):
+    """(a Dask client, the local cluster it owns or None) for ``scheduler``, else a local
+    cluster of ``workers`` processes with one thread each."""
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except OSError as exc:
+            raise SweepError(f"--scheduler {scheduler}: no Dask scheduler answers there "
+                             f"({exc})") from None
+    try:
+        import bokeh  # noqa: F401 - Dask's dashboard needs it
+        dashboard: str | None = "127.0.0.1:0"
+    except ImportError:
+        dashboard = None
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                           host="127.0.0.1", dashboard_address=dashboard,
+                           silence_logs=logging.ERROR)
+    return Client(cluster), cluster
+
+
+def run(specs: list[dict], function: str, pending: list[tuple[int, int]], meta: dict,
+        done: Callable[[dict], None], scheduler: str | None, workers: int,
+        say: Callable[[str], None]) -> None:
+    """Every pending task on the cluster, ``done`` called with each result as it comes."""
+    try:
+        from distributed import as_completed
+    except ImportError:
+        raise SweepError("the Dask engine needs dask.distributed: pip install "
+                         "'gelucheck[cluster]'") from None
+    client, cluster = _client(scheduler, workers)
+    try:
+        served = "dashboard" in client.scheduler_info().get("services", {})
+        say(f"Dask scheduler {client.scheduler.address}; dashboard "
+            f"{client.dashboard_link if served else 'off (it needs bokeh)'}")
+        futures = [client.submit(run_task, specs, function, task, meta, pure=False,
+                                 key=f"gelucheck-sweep-{function}-{task[0]:09x}-{os.getpid()}")
+                   for task in pending]
+        for future in as_completed(futures):
+            done(future.result())
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
