@@ -4,8 +4,9 @@
     pytest -n auto -m exhaustive tests/test_exhaustive.py --gelucheck-backend torch \
         --gelucheck-function gelu
 
-spreads the chunks over cores (or hosts, with xdist's own remote workers); the controller
-merges the chunk results into one report (--gelucheck-sweep-json FILE writes it).
+spreads the chunks over cores (or hosts, with xdist's own remote workers), or, with
+--gelucheck-scheduler ADDRESS, over a Dask cluster; the controller merges the chunk results
+into one report (--gelucheck-sweep-json FILE writes it).
 """
 from gelucheck.pytest_plugin import SWEEP
 from gelucheck.sweep import chunk
@@ -13,7 +14,14 @@ from gelucheck.sweep import chunk
 
 def test_sweep_chunk(sweep_case, request):
     function, impls, (start, stop) = sweep_case
-    result = chunk.evaluate(impls, function, start, stop)
+    scheduler = request.config.getoption("--gelucheck-scheduler")
+    if scheduler:
+        from gelucheck.sweep import cluster
+
+        result = cluster.evaluate_on(scheduler, impls, function, (start, stop),
+                                     request.config.getoption("--gelucheck-framework"))
+    else:
+        result = chunk.evaluate(impls, function, start, stop)
     errors = {k: s["error"] for k, s in result["implementations"].items() if "error" in s}
     assert not errors, errors
     for key, stats in result["implementations"].items():

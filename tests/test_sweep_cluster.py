@@ -81,8 +81,9 @@ def _sweep(cwd: Path, *options: str) -> subprocess.CompletedProcess:
 
 
 def _figures(path: Path) -> list[dict]:
-    """The results without their timings (which no two runs share)."""
-    return [{k: v for k, v in r.items() if not k.endswith("_s")}
+    """The results without their timings (which no two runs share) and the count of inputs
+    computed in this run (the plugin's merge does not time its chunks)."""
+    return [{k: v for k, v in r.items() if not k.endswith("_s") and k != "n_evaluated"}
             for r in json.loads(path.read_text())["results"]]
 
 
@@ -112,6 +113,30 @@ def test_a_worker_killed_mid_sweep_changes_no_figure(cluster, tmp_path):
     assert victim.wait() == -signal.SIGKILL
     assert "Dask scheduler tcp://127.0.0.1:" in err
     assert _figures(tmp_path / "dask.json") == _figures(tmp_path / "alone.json")
+
+
+def test_the_plugin_s_exhaustive_items_run_their_chunks_on_the_cluster(cluster, tmp_path):
+    """--gelucheck-scheduler: each exhaustive item's chunk on the cluster, merged by the
+    controller into the figures `gelucheck sweep` gives without Dask."""
+    cluster.worker("w0", tmp_path)
+    cluster.wait_for_workers(1)
+    span = "30000000:32000000"
+    alone = subprocess.run([sys.executable, "-m", "gelucheck", "sweep", "--backend",
+                            "scipy:ndtr", "--function", "phi", "--range", span, "--workers",
+                            "1", "--no-progress", "--json", str(tmp_path / "alone.json")],
+                           capture_output=True, text=True, timeout=600)
+    assert alone.returncode == 0, alone.stderr
+    tests = Path(__file__).resolve().parent
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+                           "-m", "exhaustive", str(tests / "test_exhaustive.py"),
+                           "--gelucheck-backend", "scipy", "--gelucheck-function", "phi",
+                           "--gelucheck-dtype", "float32", "--gelucheck-sweep-range", span,
+                           "--gelucheck-scheduler", cluster.address,
+                           "--gelucheck-sweep-json", str(tmp_path / "plugin.json")],
+                          cwd=tests.parent, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+    ndtr = [r for r in _figures(tmp_path / "plugin.json") if r["implementation"] == "ndtr"]
+    assert ndtr == _figures(tmp_path / "alone.json")
 
 
 def test_a_worker_with_another_version_is_refused_by_name(cluster, tmp_path):

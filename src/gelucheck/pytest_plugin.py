@@ -52,6 +52,9 @@ def pytest_addoption(parser):
                        " (default: $GELUCHECK_BUDGETS, else gelucheck's own)")
     add_kernel_tier_option(group.addoption, "gelucheck-")
     add_range_option(group.addoption, "--gelucheck-sweep-range")
+    group.addoption("--gelucheck-scheduler", default=None, metavar="ADDRESS",
+                    help="exhaustive tests: run each chunk on the Dask cluster whose scheduler "
+                    "is at ADDRESS (tcp://host:port; the cluster extra)")
     group.addoption("--gelucheck-sweep-json", default=None, metavar="FILE",
                     help="exhaustive tests: write the merged sweep result here")
     group.addoption("--gelucheck-reference-dir", default=None, metavar="DIR",

@@ -85,3 +85,23 @@ def run(specs: list[dict], function: str, pending: list[tuple[int, int]], meta: 
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def spec_of(impl, framework: str = "numpy") -> dict:
+    """What a worker rebuilds ``impl`` from (runner.resolve): a backend's by its id, a user's
+    callable by its MOD:FN and how it is called."""
+    if impl.backend == "user":
+        return {"kind": "user", "impl": impl.name, "function": impl.function.name,
+                "framework": framework, "device": impl.device}
+    return {"kind": "builtin", "impl": impl.id, "function": impl.function.name}
+
+
+def evaluate_on(scheduler: str, impls: list, function, task: tuple[int, int],
+                framework: str = "numpy") -> dict:
+    """One task of ``impls`` on the Dask cluster at ``scheduler`` (the pytest plugin's
+    exhaustive items with --gelucheck-scheduler): what chunk.evaluate gives here."""
+    function = get_function(function)
+    found: list[dict] = []
+    run([spec_of(i, framework) for i in impls], function.name, [task],
+        _meta(function, impls, task), found.append, scheduler, 1, say=lambda line: None)
+    return found[0]
