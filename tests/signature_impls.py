@@ -122,6 +122,17 @@ def not_monotone(x):
     return y
 
 
+def step_down(x):
+    """Φ correctly rounded but at x = 2.5, two ulps low (within the binade of Φ(2.5) =
+    0.9938), where its neighbours' rounded values are the same value (Φ rises by far less
+    than an ulp there): one step down."""
+    y = phi(x)
+    at = x.astype(np.float64) == 2.5
+    for _ in range(2):
+        y[at] = np.nextafter(y[at], np.zeros(1, y.dtype))
+    return y
+
+
 def wrong_sign(x):
     """GELU′ of the wrong sign on -2 < x < -1 (where it is negative)."""
     y = gelu_grad(x)

@@ -315,6 +315,18 @@ def test_a_descent_of_more_than_an_ulp_is_a_turn_back():
     assert _turn("phi", x[:2], [0.5 + 3 * u, 0.5 + u], r[:2]).count == 1  # two outputs do
 
 
+def test_a_step_down_where_the_rounded_values_are_level_turns_back_if_it_is_off_by_two():
+    """A strictly increasing Φ whose rounded values stay level over neighbours (float16 near
+    1): two outputs each an ulp off, one up one down, are rounding noise; one output two ulps
+    below the rest is a turn back (issue 51: no signature at all)."""
+    u = 2.0**-11
+    x, r = [3.0, 3.01, 3.02], [1 - 4 * u] * 3
+    assert _turn("phi", x, [1 - 3 * u, 1 - 5 * u, 1 - 4 * u], r) is None  # noise
+    sig = _turn("phi", x, [1 - 4 * u, 1 - 6 * u, 1 - 4 * u], r)
+    assert (sig.count, sig.first) == (1, 3.01)
+    assert _turn("phi", x, [1 - 4 * u, 1 - 5 * u, 1 - 4 * u], r) is None  # one ulp: noise
+
+
 def test_the_ulp_of_a_turn_back_is_the_larger_of_the_two_outputs():
     # 1 - 3·2^-11 after 1: 1.5 ulps of 1 (2^-10); the next output, 4, has an ulp of 2^-8
     y = [1.0, 1 - 3 * 2.0**-11, 4.0]

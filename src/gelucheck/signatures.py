@@ -272,9 +272,13 @@ def not_monotone(m: Measured) -> Signature | None:
     if y.size < 2:
         return None
     step = direction * (y[1:] - y[:-1])
-    # the rounded values rise here (where they stay level, as about x*, a wobble of the
-    # outputs is rounding noise, not a seam)
-    turned = (step < 0) & (direction * (r[1:] - r[:-1]) > 0)
+    # the rounded values rise here; where they stay level (as about x*), outputs within an
+    # ulp of them wobble by rounding noise, but one that stands two or more ulps off its
+    # rounded value and below its neighbour turns back all the same
+    rise = direction * (r[1:] - r[:-1])
+    with np.errstate(invalid="ignore"):
+        off = np.abs(y - r) / m.fmt.ulp_of(r)
+    turned = (step < 0) & ((rise > 0) | ((rise == 0) & (np.maximum(off[1:], off[:-1]) > 1)))
     if not turned.any():
         return None
     # a turn back of more than one ulp: neighbours each misrounded by an ulp wobble by one
