@@ -22,7 +22,7 @@ import sys
 import time
 
 from gelucheck.functions import get_function
-from gelucheck.sweep import chunk, fastref, proofs, runner
+from gelucheck.sweep import chunk, fastref, proofs, worker
 
 ROUNDS = 3
 _WORKER = {}
@@ -40,12 +40,12 @@ def parse(setting: str) -> dict:
 
 
 def _start(spec: str, function_name: str, config: dict) -> None:
-    runner._tune_process()
+    worker._tune_process()
     for name, value in config.items():
         setattr(chunk, name, value)
     function = get_function(function_name)
     _WORKER["impls"] = [i for one in spec.split("+") for i in
-                        runner.resolve({"kind": "builtin", "impl": one, "function": function.name})]
+                        worker.resolve({"kind": "builtin", "impl": one, "function": function.name})]
     _WORKER["function"] = function
     fastref.warm_kernels()
     proofs.warm_proofs()

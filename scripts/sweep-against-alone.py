@@ -30,11 +30,11 @@ _WORKER = {}
 
 
 def _start(spec: str, function: str) -> None:
-    from gelucheck.sweep import fastref, loops, runner
+    from gelucheck.sweep import fastref, loops, worker
 
-    runner._tune_process()
+    worker._tune_process()
     fastref.warm_kernels()
-    _WORKER["impls"] = runner.resolve({"kind": "builtin", "impl": spec, "function": function})
+    _WORKER["impls"] = worker.resolve({"kind": "builtin", "impl": spec, "function": function})
     _WORKER["kernels"] = loops.kernels()
 
 

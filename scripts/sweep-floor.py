@@ -4,7 +4,7 @@ where the sweep needs no reference at all: GELU's saturated right (from x = 2^33
 GELU(x) = x, so the check of an output is that it holds its inputs' encodings).
 
 One process, one thread, spans of the sweep's size (chunk.KNOWN_SPAN), the worker's malloc
-settings (runner._tune_process); the inputs written by the sweep's loop, not counted. Each
+settings (worker._tune_process); the inputs written by the sweep's loop, not counted. Each
 implementation is called through gelucheck's wrapper as the sweep calls it, then
 
 1. each output is read once, by the sweep's compiled test of an encoding run;
@@ -30,7 +30,7 @@ def main(spec: str, k: int = 2, rounds: int = 3, spans: int = 256) -> None:
     from gelucheck.backends import find
     from gelucheck.sweep import loops
     from gelucheck.sweep.chunk import KNOWN_SPAN
-    from gelucheck.sweep.runner import _tune_process
+    from gelucheck.sweep.worker import _tune_process
 
     _tune_process()
     compiled = loops.kernels()

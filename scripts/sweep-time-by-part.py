@@ -22,14 +22,14 @@ import numpy as np
 
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
-from gelucheck.sweep import chunk, fastref, runner
+from gelucheck.sweep import chunk, fastref, worker
 from gelucheck.sweep.known import is_known
 
 
 def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) -> None:
-    runner._tune_process()
+    worker._tune_process()
     function = get_function(function_name)
-    impls = runner.resolve({"kind": "builtin", "impl": spec, "function": function.name})
+    impls = worker.resolve({"kind": "builtin", "impl": spec, "function": function.name})
     fastref.warm_kernels()
     parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
     tasks_parts = defaultdict(lambda: np.zeros(5))  # the same by task, outside closed form

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from gelucheck.backends import find, get_backend
-from gelucheck.sweep import chunk, fastref, runner
+from gelucheck.sweep import chunk, fastref, worker
 
 BLOCK = 1 << 16
 REGIONS = {"tiny": 0x10000000, "middle": 0x3F000000, "middle-negative": 0xC0000000,
@@ -13,7 +13,7 @@ REGIONS = {"tiny": 0x10000000, "middle": 0x3F000000, "middle-negative": 0xC00000
 
 @pytest.fixture(scope="module", autouse=True)
 def _tuned():
-    runner._tune_process()  # as sweep workers are
+    worker._tune_process()  # as sweep workers are
 
 
 @pytest.mark.parametrize("region", REGIONS)

@@ -18,7 +18,7 @@ import socket
 from collections.abc import Callable
 
 from ..functions import get_function
-from .runner import _WORKER, SweepError, _init_worker, _meta, _run_task
+from .worker import _WORKER, SweepError, _init_worker, _meta, _run_task
 
 _READY: dict = {}  # per worker process: the sweep its implementations were resolved for
 
@@ -88,7 +88,7 @@ def run(specs: list[dict], function: str, pending: list[tuple[int, int]], meta: 
 
 
 def spec_of(impl, framework: str = "numpy") -> dict:
-    """What a worker rebuilds ``impl`` from (runner.resolve): a backend's by its id, a user's
+    """What a worker rebuilds ``impl`` from (worker.resolve): a backend's by its id, a user's
     callable by its MOD:FN and how it is called."""
     if impl.backend == "user":
         return {"kind": "user", "impl": impl.name, "function": impl.function.name,

@@ -1,0 +1,108 @@
+"""What a sweep's worker process does, whichever engine runs it (the local pool of runner.py,
+or Dask: cluster.py): the implementations rebuilt from picklable specs once per process, the
+process tuned, one task evaluated; and what makes two sweeps the same (their versions)."""
+from __future__ import annotations
+
+import ctypes
+import os
+
+from .. import __version__
+from ..backends import Implementation, backend_version, find, get_backend, load_user
+from ..errors import UsageError
+from ..functions import Function, get_function
+from .chunk import evaluate, hex32
+from .fastref import warm_kernels
+from .proofs import warm_proofs
+
+TASK = 1 << 24  # encodings per task: 256 tasks for all of float32, each a checkpoint
+FORMAT_VERSION = 1
+
+
+class SweepError(UsageError):
+    """A sweep that cannot run as asked, with the reason."""
+
+
+def resolve(spec: dict) -> list[Implementation]:
+    """Implementations from a picklable spec (workers rebuild them from it): a user's
+    callable, or a backend's implementations of the function - one (``backend:name``) or
+    all (``backend``). An unknown or unavailable one is a usage error naming the choices."""
+    if spec["kind"] == "user":
+        return [load_user(spec["impl"], spec["function"], spec["framework"], spec["device"],
+                          autograd=spec.get("autograd", False))]
+    name, _, impl = spec["impl"].partition(":")
+    backend = get_backend(name)  # an unknown name: a usage error with the valid ones
+    if not backend.available:
+        raise SweepError(f"backend {name} is unavailable: {backend.reason}")
+    if impl:
+        return find(spec["impl"], spec["function"])
+    function = get_function(spec["function"])
+    found = sorted((i for i in backend.implementations if i.function == function),
+                   key=lambda i: i.name)
+    if not found:
+        offered = sorted({i.function.name for i in backend.implementations})
+        raise SweepError(f"backend {name} has no {function.name}; it offers "
+                         f"{', '.join(offered)}")
+    return found
+
+
+def _tune_process() -> int | None:
+    """Keep big temporaries in malloc's free lists rather than fresh mmaps: page faults on
+    every numpy temporary cost more than the arithmetic (measured: 5x on this machine).
+    Returns torch's thread count before (None without torch), for _restore_threads."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(-3, 1 << 28)  # M_MMAP_THRESHOLD
+        libc.mallopt(-1, 1 << 30)  # M_TRIM_THRESHOLD
+        libc.mallopt(-2, 1 << 28)  # M_TOP_PAD
+    except (OSError, AttributeError):
+        pass
+    try:
+        import torch
+    except ImportError:
+        return None
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)  # one process per core already
+    return before
+
+
+def _restore_threads(count: int | None) -> None:
+    """torch's thread count as it was before this process ran a sweep's tasks itself."""
+    if count is not None:
+        import torch
+
+        torch.set_num_threads(count)
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(specs: list[dict], function: str, env: dict | None = None) -> int | None:
+    """This process made a sweep's worker (or the sweep's own, when it works alone): the
+    implementations resolved, the compiled loops loaded. ``env``: the sweep's environment,
+    for a worker forked from the fork server, which holds that of the process's first sweep
+    (multiprocessing passes the import path and the working directory itself)."""
+    if env is not None:
+        os.environ.clear()
+        os.environ.update(env)
+    threads = _tune_process()
+    warm_kernels([function])  # loaded from the disk cache the parent filled, before any
+    # block is timed
+    warm_proofs()
+    _WORKER["impls"] = [i for s in specs for i in resolve(s)]
+    _WORKER["function"] = get_function(function)
+    return threads
+
+
+def _run_task(task: tuple[int, int]) -> dict:
+    return evaluate(_WORKER["impls"], _WORKER["function"], *task)
+
+
+def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]) -> dict:
+    """What makes two sweeps the same: their results may be merged only then."""
+    return {"format_version": FORMAT_VERSION, "gelucheck": __version__,
+            "function": function.name,
+            "implementations": [f"{i.id}/{i.function.name}" for i in impls],
+            "versions": [backend_version(i) for i in impls],
+            "range": [hex32(span[0]), hex32(span[1])], "task": TASK}
+
+
