@@ -370,3 +370,27 @@ def test_compare_says_in_one_line_when_a_backend_ran_on_another_kernel_tier(tmp_
     assert "b:i gelu float32: max ulp 2.7 -> 7.3" in out
     assert jsonio.read(tmp_path / "new.json")[0].identity.kernel_tier == "avx2"
     assert compare.compare(old, old)["tiers"] == []
+
+
+def test_the_report_leaves_out_what_compiles_and_says_how_to_bring_it_back(tmp_path, capsys):
+    """A new user's first report is not kept waiting a minute by torch.compile: its
+    implementations are listed as left out, with the options that measure them."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    out = tmp_path / "r.json"
+    assert main(["report", "--function", "erf", "--dtype", "float16", "--no-progress",
+                 "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert ("left out: torch-compile (1 implementation compiles before being measured, a "
+            "minute or more the first time): add --all or --backend torch-compile") in printed
+    backends = {r["backend"] for r in json.loads(out.read_text())["results"]}
+    assert "torch-compile" not in backends and {"torch", "scipy"} <= backends
+
+
+@pytest.mark.compiles
+def test_report_all_measures_what_compiles_too(tmp_path, capsys):
+    pytest.importorskip("torch", reason="torch is not installed")
+    out = tmp_path / "r.json"
+    assert main(["report", "--all", "--function", "erf", "--dtype", "float16",
+                 "--no-progress", "--json", str(out)]) == 0
+    assert "left out" not in capsys.readouterr().out
+    assert "torch-compile" in {r["backend"] for r in json.loads(out.read_text())["results"]}

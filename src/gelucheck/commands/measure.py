@@ -42,6 +42,9 @@ def add(sub) -> None:
     options.add_details(report)
     report.add_argument("--plots", metavar="DIR", help="write PNG plots of ulp error against x")
     report.add_argument("--html", metavar="FILE", help="write one self-contained HTML page")
+    report.add_argument("--all", action="store_true",
+                        help="also the implementations that compile before they are measured "
+                        "(torch.compile's), which the report leaves out unless named")
     report.add_argument("--consistency", action="store_true",
                         help="also evaluate every call path (as `gelucheck consistency`) and "
                         "report each implementation's worst case over every path")

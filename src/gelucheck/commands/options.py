@@ -114,6 +114,24 @@ def user_options(args):
                        getattr(args, "autograd", False))
 
 
+def _leave_out_compiled(chosen) -> None:
+    """report's default: no implementation that compiles before its first call (torch.compile
+    compiled for a minute before a new user saw any result), each backend said left out
+    with the options that bring it back."""
+    compiled: dict[str, int] = {}
+    for impl in chosen.implementations:
+        if impl.warm_up is not None and impl.backend != "user":
+            compiled[impl.backend] = compiled.get(impl.backend, 0) + 1
+    if not compiled:
+        return
+    chosen.implementations = [i for i in chosen.implementations
+                              if i.backend not in compiled or i.backend == "user"]
+    for backend, count in compiled.items():
+        what = "implementation compiles" if count == 1 else "implementations compile"
+        print(f"left out: {backend} ({count} {what} before being measured, a minute or more "
+              f"the first time): add --all or --backend {backend}")
+
+
 def selected(args) -> list:
     """The implementations --backend and --impl name (backends.implementations); ``report``
     measures every backend beside an --impl, the other commands only what is named."""
@@ -128,6 +146,8 @@ def selected(args) -> list:
                          "(every installed backend's)")
     chosen = implementations(args.backend, impls, args.function, user_options(args),
                              every_backend=args.command == "report" or not impls)
+    if args.command == "report" and not named and not getattr(args, "all", False):
+        _leave_out_compiled(chosen)
     for name, function, reason in chosen.not_applicable:
         print(wrapped(f"note: {name} has no {function}: {reason}"), file=sys.stderr)
     if args.function and not chosen.implementations and not chosen.unavailable:
