@@ -3,6 +3,8 @@ for the tiers it was recorded on, a tier's own entry where its figures differ, a
 is named with the nearest recorded one beside it, and a figure better than recorded fails as
 a stale defect only on the release it was recorded with. Results and entries are built by
 hand: the figures are given."""
+import math
+
 import pytest
 
 from gelucheck import budgets, judge
@@ -171,3 +173,32 @@ def test_two_kernel_tiers_on_the_command_line_are_refused_before_any_work(capsys
     assert main(["check", "--backend", "scipy:ndtr", "--kernel-tier", "avx2", "--kernel-tier",
                  "native", "--no-progress"]) == 2
     assert "--kernel-tier is given as avx2 and native: give one" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # gelucheck report in a child process per tier: torch at two tiers
+def test_budgets_records_each_tier_in_a_process_of_its_own(tmp_path):
+    """`budgets --kernel-tier avx2 --kernel-tier avx512`: each tier measured with its caps
+    set before torch loads; the second tier keeps only the entries whose figures differ -
+    oneDNN's bfloat16 GELU, which only AVX-512 hands to oneDNN - and scipy, which has no
+    tier, is recorded once with its release."""
+    pytest.importorskip("torch", reason="torch is not installed")
+    from gelucheck import tiers
+    from gelucheck.cli import main
+
+    if "avx512" not in tiers.reachable():
+        pytest.skip("this CPU cannot run the avx512 tier")
+    path = tmp_path / "budgets.toml"
+    assert main(["budgets", "--write", str(path), "--backend", "torch", "--backend", "scipy",
+                 "--kernel-tier", "avx2", "--kernel-tier", "avx512"]) == 0
+    written = budgets.load(path)
+    assert list(written.tiers("torch")) == ["avx2", "avx512"]
+    import scipy
+
+    assert written.recorded["scipy"] == {"release": scipy.__version__}  # no tiers
+    bf16 = Identity("torch", "F.gelu", "gelu", "bfloat16")
+    at = {t: written.lookup(bf16, t) for t in ("avx2", "avx512")}
+    assert at["avx2"]["max_ulp"] < math.inf == at["avx512"]["max_ulp"]  # 2^127 overflows
+    assert ("torch:F.gelu", "gelu", "bfloat16") in written.tiered["avx512"]
+    float16 = Identity("torch", "F.gelu", "gelu", "float16")  # ATen's own kernel: the same
+    assert ("torch:F.gelu", "gelu", "float16") not in written.tiered.get("avx512", {})
+    assert written.lookup(float16, "avx512") == written.lookup(float16, "avx2")
