@@ -4,13 +4,22 @@ is named with the nearest recorded one beside it, and a figure better than recor
 a stale defect only on the release it was recorded with. Results and entries are built by
 hand: the figures are given."""
 import math
+from dataclasses import replace
 
 import pytest
 
 from gelucheck import budgets, judge
 from gelucheck.budgets import Budgets
 from gelucheck.errors import UsageError
-from gelucheck.results import AccuracyResult, ErrorFigures, Identity
+from gelucheck.results import (
+    AccuracyResult,
+    ConsistencyResult,
+    ErrorFigures,
+    Identity,
+    PathFigures,
+    Region,
+    SweepResult,
+)
 
 KEY = ("torch:F.gelu", "gelu", "float32")
 DEFECTS = {"known": {"reason": "r", "affects": ["ulp"]}}
@@ -55,7 +64,7 @@ def test_a_tier_that_equals_the_first_keeps_no_entry_of_its_own():
 
 def test_when_the_first_tier_changes_the_others_keep_what_they_had():
     b = _two_tiers()
-    b.record(_identity("avx512"), {"max_ulp": 2.7})  # equal to the first tier's: shared
+    b.record(_identity("avx512"), {"max_ulp": 2.7, "defects": ["known"]})  # shared
     b.record(_identity("avx512_bf16"), {"max_ulp": 1.1})
     assert b.lookup(_identity("avx512_bf16"))["max_ulp"] == 1.1
     assert b.lookup(_identity("avx512"))["max_ulp"] == 2.7  # measured there, kept
@@ -202,3 +211,117 @@ def test_budgets_records_each_tier_in_a_process_of_its_own(tmp_path):
     float16 = Identity("torch", "F.gelu", "gelu", "float16")  # ATen's own kernel: the same
     assert ("torch:F.gelu", "gelu", "float16") not in written.tiered.get("avx512", {})
     assert written.lookup(float16, "avx512") == written.lookup(float16, "avx2")
+
+
+def test_a_tier_recorded_again_equal_to_a_new_first_entry_keeps_no_entry_of_its_own():
+    b = _two_tiers()
+    b.record(_identity("avx512_bf16"), {"max_ulp": 7.3, "defects": ["known"]})
+    assert KEY not in b.tiered["avx2"]  # avx2's 7.3 is now the first tier's
+    assert b.lookup(_identity("avx2"))["max_ulp"] == 7.3
+
+
+def test_a_case_first_recorded_on_another_tier_is_that_tier_s_alone():
+    b = _two_tiers()
+    other = Identity("torch", "erf", "erf", "float32", kernel_tier="avx2")
+    b.record(other, {"max_ulp": 0.7})
+    assert b.tiered["avx2"][other.key] == {"max_ulp": 0.7}
+    assert b.lookup(other, "avx512_bf16") is None  # never measured on the first tier
+
+
+def test_which_tier_is_missing():
+    b = _two_tiers()
+    assert b.missing_tier(_identity("avx512")) == "avx512"
+    assert b.missing_tier(_identity("avx2")) is None
+    assert b.missing_tier(_identity(None)) is None  # a result of no tier (an old report)
+    untiered = Identity("scipy", "ndtr", "phi", "float64", kernel_tier="avx512")
+    b.record(Identity("scipy", "ndtr", "phi", "float64"), {"max_ulp": 0.5})
+    assert b.missing_tier(untiered) is None and b.lookup(untiered)["max_ulp"] == 0.5
+
+
+def test_the_nearest_tier_shares_the_longest_start_not_the_largest_name():
+    b = Budgets()
+    b.record(_identity("avx512_bf16"), {"max_ulp": 1.0})
+    b.record(_identity("avx2"), {"max_ulp": 2.0})
+    assert b.nearest_tier("torch", "avx2+mkl-native-amd") == "avx2"
+    assert b.nearest_tier("scipy", "avx2") is None  # nothing recorded per tier
+
+
+def test_the_release_of_an_untiered_backend_and_a_tier_without_one():
+    b = Budgets()
+    b.record(Identity("scipy", "ndtr", "phi", "float64", backend_version="1.17.1"),
+             {"max_ulp": 0.5})
+    assert b.release(Identity("scipy", "ndtr", "phi", "float64")) == "1.17.1"
+    b.record(_identity("avx2", version=None), {"max_ulp": 1.0})
+    assert b.recorded["torch"]["tiers"] == {"avx2": ""}
+
+
+def test_tiers_that_are_not_a_table_of_releases_are_refused(tmp_path):
+    path = tmp_path / "budgets.toml"
+    path.write_text('[recorded.torch]\ntiers = ["avx2"]\n')
+    with pytest.raises(UsageError, match=r"\[recorded.torch\] tiers must map each tier to "
+                       "the release it was recorded with"):
+        budgets.load(path)
+
+
+def test_a_tier_dropped_from_the_budgets_leaves_the_file(tmp_path):
+    path = tmp_path / "budgets.toml"
+    budgets.write(path, _two_tiers())
+    back = budgets.load(path)
+    del back.tiered["avx2"]
+    budgets.write(path, back)
+    assert "[tier." not in path.read_text()
+
+
+def test_a_stale_tier_entry_is_named_with_its_tier():
+    b = Budgets(defects=DEFECTS)
+    b.record(_identity("avx512_bf16"), {"max_ulp": 2.7})
+    b.record(Identity("torch", "gone", "gelu", "float32", kernel_tier="avx2"), {"max_ulp": 1.0})
+    # (torch not known here: each of its entries is named, the tier's with its tier)
+    assert budgets.stale_entries(b, [], []) == ["[torch:F.gelu.gelu.float32]",
+                                                "[tier.avx2.torch:gone.gelu.float32]"]
+
+
+def test_on_a_new_release_a_worse_figure_and_an_improvement_are_both_said():
+    b = Budgets(defects=DEFECTS)
+    b.record(_identity("avx2"), {"max_ulp": 7.3, "regions": {"x<-5": 1.0},
+                                 "defects": ["known"]})
+    result = _result(1.0, version="2.14.1+cpu")
+    result.figures = replace(result.figures, regions=[
+        Region("x<-5", -math.inf, -5.0, 1, 3.0, 1.0, -6.0, "0xc0c00000")])
+    verdict = judge.judge(result, b)
+    assert verdict.failed and "worse than budget: max ulp in x<-5 3 > 1" in verdict.message()
+    assert "improves on the figure recorded with torch 2.13.0+cpu" in verdict.message()
+
+
+def test_a_missing_tier_without_an_entry_anywhere_or_figures_still_names_the_tier():
+    b = _two_tiers()
+    nowhere = AccuracyResult(Identity("torch", "erf", "erf", "float32", kernel_tier="avx512"),
+                             "erf", "native", "")
+    text = judge.judge(nowhere, b).message()
+    assert text.startswith("no budget for kernel tier avx512 of torch") and "beside" not in text
+    minimum_only = AccuracyResult(_identity("avx512"), "gelu", "native", "")
+    text = judge.judge(minimum_only, b).message()
+    assert "beside the nearest recorded tier, avx512_bf16: within its budget; record" in text
+
+
+def test_consistency_and_sweeps_better_on_a_new_release_are_notes_not_failures():
+    b = Budgets(defects={"paths": {"reason": "r", "affects": ["consistency"]}})
+    span = ["0x00000000", "0x100000000"]
+    b.record(_identity(None), {"max_ulp": 1.0, "inconsistent": {"0-d": 5}, "defects": ["paths"],
+                               "sweep": {"range": span, "max_ulp": 9.0, "regions": {},
+                                         "correctly_rounded": 0.9}})
+    newer = _identity(None, version="2.14.1+cpu")
+    paths = ConsistencyResult(newer, paths=[PathFigures("0-d", 10, 0, 0.0)])
+    assert not judge.judge_consistency(paths, b).failed
+    assert judge.judge_consistency(replace(paths, identity=_identity(None)), b).failed
+    sweep = SweepResult(newer, "gelu", "native", span, 0, figures=_result(1.0).figures)
+    assert not judge.judge_sweep(sweep, b).failed
+    assert judge.judge_sweep(replace(sweep, identity=_identity(None)), b).failed
+
+
+def test_a_case_new_to_the_first_tier_holds_where_no_tier_says_otherwise():
+    b = _two_tiers()
+    new = Identity("torch", "erf", "erf", "float32", kernel_tier="avx512_bf16")
+    b.record(new, {"max_ulp": 0.7})
+    assert new.key not in b.tiered["avx2"]
+    assert b.lookup(new, "avx2") == {"max_ulp": 0.7}

@@ -327,6 +327,18 @@ def test_a_step_down_where_the_rounded_values_are_level_turns_back_if_it_is_off_
     assert _turn("phi", x, [1 - 4 * u, 1 - 5 * u, 1 - 4 * u], r) is None  # one ulp: noise
 
 
+def test_level_after_a_rise_is_still_level():
+    """Each step compares neighbours, not the first output: a wobble of an ulp each way on a
+    level stretch after a rise is noise, a step two ulps down there turns back."""
+    u = 2.0**-11
+    x, r = [0.1, 0.2, 0.3, 0.4], [0.5, 0.75, 0.75, 0.75]
+    assert _turn("phi", x, [0.5, 0.75 + u, 0.75 - u, 0.75], r) is None
+    assert _turn("phi", x, [0.5, 0.75, 0.75 - 2 * u, 0.75], r).first == 0.3
+    # an output far off elsewhere does not make a neighbouring pair's wobble a turn back
+    level = [0.75] * 4
+    assert _turn("phi", x, [0.75 - 2 * u, 0.75 + u, 0.75 - u, 0.75], level) is None
+
+
 def test_the_ulp_of_a_turn_back_is_the_larger_of_the_two_outputs():
     # 1 - 3·2^-11 after 1: 1.5 ulps of 1 (2^-10); the next output, 4, has an ulp of 2^-8
     y = [1.0, 1 - 3 * 2.0**-11, 4.0]
