@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import cache
 
-from .errors import UsageError
+from .errors import choose
 
 NATIVE = "native"  # no caps: the CPU's own kernels
 MKL_PINNED = "SSE4_2"
@@ -81,9 +81,7 @@ def environment(tier: str, base: dict[str, str] | None = None) -> dict[str, str]
 
 
 def check(tier: str) -> str:
-    if tier not in CHOICES:
-        raise UsageError(f"unknown kernel tier {tier!r}; valid choices: {', '.join(CHOICES)}")
-    return tier
+    return choose("kernel tier", tier, CHOICES)
 
 
 def apply(tier: str) -> list[str]:
