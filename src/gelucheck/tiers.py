@@ -136,8 +136,8 @@ def reachable() -> list[str]:
 
 
 def vendor() -> str:
-    text = cpu().lower()
-    return "amd" if "amd" in text else "intel" if "intel" in text else platform.machine()
+    model = _cpuinfo()[0].lower()
+    return "amd" if "amd" in model else "intel" if "intel" in model else platform.machine()
 
 
 def _captured_stdout(fn) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from ..results import AccuracyResult, DriftResult, MinimumFinding, Result
+from .environment import kernel_tiers
 from .tables import fmt_ulp
 
 # A change below both of these is noise (a reference refined in the 9th digit, the sweep's
@@ -38,12 +39,6 @@ def _formula_change(a: Result, b: Result) -> tuple[str, bool] | None:
     if fa is None or fb is None or fa.formula == fb.formula:
         return None
     return f"computes {fa.formula} -> {fb.formula} (declared {fb.declared})", not fb.mismatch
-
-
-def kernel_tiers(results: list[Result]) -> dict[str, str]:
-    """backend -> the kernel tier its results were computed on (where it has tiers)."""
-    return {r.identity.backend: r.identity.kernel_tier for r in results
-            if not isinstance(r, DriftResult) and r.identity.kernel_tier}
 
 
 def tier_lines(old: list[Result], new: list[Result]) -> list[str]:

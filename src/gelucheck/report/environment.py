@@ -7,7 +7,7 @@ import hashlib
 import platform
 
 from .. import __version__
-from ..results import AccuracyResult, SweepResult
+from ..results import AccuracyResult, DriftResult, SweepResult
 
 
 def _reference_digest() -> str | None:
@@ -20,16 +20,20 @@ def _reference_digest() -> str | None:
         return None
 
 
+def kernel_tiers(results: list) -> dict[str, str]:
+    """backend -> the kernel tier its results were computed on (where it has tiers)."""
+    return {r.identity.backend: r.identity.kernel_tier for r in results
+            if not isinstance(r, DriftResult) and r.identity.kernel_tier}
+
+
 def describe(results: list) -> dict:
     backends = {}
     for r in results:
         if isinstance(r, AccuracyResult | SweepResult) and r.identity.backend_version:
             backends.setdefault(r.identity.backend, r.identity.backend_version)
-    tiers = {r.identity.backend: r.identity.kernel_tier for r in results
-             if isinstance(r, AccuracyResult | SweepResult) and r.identity.kernel_tier}
     return {"gelucheck": __version__, "python": platform.python_version(),
             "platform": platform.platform(), "machine": platform.machine(),
-            "backends": backends, "kernel_tiers": tiers,
+            "backends": backends, "kernel_tiers": kernel_tiers(results),
             "reference_manifest_sha256": _reference_digest()}
 
 
