@@ -75,7 +75,8 @@ def test_a_measured_figure_above_its_documented_bound_is_shown_as_such():
     uncovered = _result("F.gelu", "gelu", "float32", 9.0)
     _, body = tables.documented_rows([within, above, uncovered])
     assert [(r[0], r[3], r[5]) for r in body] == [
-        ("torch-cuda:erf", "2", "within"), ("torch-cuda:special.erfc", "5", "ABOVE at x = 0.75")]
+        ("torch-cuda:erf", "2", "none above on the sample"),
+        ("torch-cuda:special.erfc", "5", "ABOVE at x = 0.75")]
     at = _result("erf", "erf", "float32", 2.0)  # a bound is the largest error allowed
     assert not published.bound_for(at).exceeded_by(at)
 
@@ -201,15 +202,35 @@ def test_a_sweep_above_its_documented_bound_says_so_with_the_input(tmp_path):
     identity = Identity("libm", "erfcf", "erfc", "float32", backend_version=line)
     sweep = SweepResult(identity, "erfc", "native", ["0x00000000", "0x100000000"], 448,
                         figures=figures)
-    assert published.beside(sweep) == ("documented 3 ulp, measured 3.126: ABOVE at x = "
-                                       "1.3260872 (glibc 2.32-2.40, x86_64, erfcf)")
+    assert published.beside(sweep) == ("documented 3 ulp, measured 3.126 (every input): ABOVE "
+                                       "at x = 1.3260872 (glibc 2.32-2.40, x86_64, erfcf)")
     path = tmp_path / "sweep.json"
     jsonio.write([sweep], path)
     import json
     documented = json.loads(path.read_text())["results"][0]["documented"]
     assert documented["max_ulp"] == 3 and documented["above"] is True
+    assert documented["measured_over"] == "every input"
     sweep = dataclasses.replace(sweep, figures=dataclasses.replace(figures, max_ulp=2.9))
-    assert published.beside(sweep).endswith("2.9: within (glibc 2.32-2.40, x86_64, erfcf)")
+    assert published.beside(sweep).endswith("2.9 (every input): within (glibc 2.32-2.40, "
+                                            "x86_64, erfcf)")
+    part = dataclasses.replace(sweep, range=["0x3f800000", "0x40000000"])
+    assert published.verdict(published.bound_for(part), part) == "none above in the range"
+
+
+def test_a_sample_below_a_documented_bound_is_never_called_within():
+    """A float64 figure is the maximum over a sample, a lower bound of the true one: below the
+    documented bound it says so (glibc's double erf: 0.968 on the sample, documented 1, while
+    the published search finds inputs above 1), and only a 16-bit dtype's every input or a
+    whole sweep may read "within"."""
+    line = "glibc 2.36 (x86_64), numba 0.68.1"
+    sample = _versioned("libm", "erf", "erf", "float64", line, 0.968, 0.5)
+    assert published.coverage(sample) == "sample"
+    assert published.beside(sample).startswith(
+        "documented 1 ulp, measured 0.968 (sample): none above on the sample (glibc")
+    from gelucheck.report import tables
+
+    _, body = tables.documented_rows([sample])
+    assert body[0][4] == "0.968 (sample)" and body[0][5] == "none above on the sample"
 
 
 def test_the_installed_c_library_has_its_documented_bounds(libm):

@@ -105,11 +105,29 @@ def bound_for(result: Measured) -> Bound | None:
     return next((b for b in bounds() if b.covers(result)), None)
 
 
+FULL_SWEEP = ["0x00000000", "0x100000000"]
+
+
+def coverage(result: Measured) -> str:
+    """Which inputs a result's max ulp is the maximum over: "every input" (a 16-bit dtype's
+    reference data holds all of them; a sweep of all float32), "range" (a sweep of part of
+    float32) or "sample" (float32 and float64 in ``check``: a stratified sample). Only over
+    every input may a measured figure be said to be within a documented bound: a sample's
+    maximum is a lower bound of the true one."""
+    if isinstance(result, SweepResult):
+        return "every input" if result.range == FULL_SWEEP else "range"
+    return "every input" if FORMATS[result.identity.dtype].bits == 16 else "sample"
+
+
 def verdict(bound: Bound, result: Measured) -> str:
-    """'within', or 'ABOVE at x = ...' with the worst input: a finding of its own."""
+    """'ABOVE at x = ...' with the worst input (a finding of its own); 'within' over every
+    input; else 'none above on the sample' (or 'in the range'): never 'within' on part."""
     if bound.exceeded_by(result):
         return f"ABOVE at x = {result.figures.worst_input!r}"
-    return "within"
+    covered = coverage(result)
+    if covered == "every input":
+        return "within"
+    return "none above " + ("in the range" if covered == "range" else "on the sample")
 
 
 def beside(result: Measured) -> str | None:
@@ -117,6 +135,6 @@ def beside(result: Measured) -> str | None:
     bound = bound_for(result)
     if bound is None:
         return None
-    return (f"documented {bound.max_ulp:g} ulp, measured {result.figures.max_ulp:.4g}: "
-            f"{verdict(bound, result)} ({bound.library})")
+    return (f"documented {bound.max_ulp:g} ulp, measured {result.figures.max_ulp:.4g} "
+            f"({coverage(result)}): {verdict(bound, result)} ({bound.library})")
 

@@ -68,7 +68,9 @@ def report_text(results: list[Result]) -> str:
 def _with_bound(result: Result) -> dict:
     """A result's JSON, with the documented bound beside its measured max ulp where one
     covers it (data/published_bounds.toml): ``documented`` = max_ulp, library, source, and
-    whether the measured figure is above it. Read back, it is shown again from the file."""
+    whether the measured figure is above it, and over which inputs it was measured
+    (``measured_over``: every input, range or sample). Read back, it is shown again from
+    the file."""
     from .. import published
 
     out = result.to_json()
@@ -77,7 +79,8 @@ def _with_bound(result: Result) -> dict:
     if bound is not None:  # (a result that was not measured has none)
         out["documented"] = {"max_ulp": bound.max_ulp, "library": bound.library,
                              "source": bound.source,
-                             "above": bound.exceeded_by(result)}
+                             "above": bound.exceeded_by(result),
+                             "measured_over": published.coverage(result)}
     return out
 
 
