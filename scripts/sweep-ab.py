@@ -55,7 +55,7 @@ def _task(task: tuple[int, int]) -> tuple[float, float]:
     """(CPU seconds, the implementations' own seconds) of one task."""
     begun = time.process_time()
     out = chunk.evaluate(_WORKER["impls"], _WORKER["function"], *task)
-    own = sum(s.get("eval_s", 0.0) for s in out["implementations"].values())
+    own = sum(getattr(s, "eval_s", 0.0) for s in out.implementations.values())
     return time.process_time() - begun, own
 
 

@@ -40,14 +40,14 @@ def _start(spec: str, function: str) -> None:
 
 def _alone(task: tuple[int, int, int]) -> float:
     """CPU seconds of one task's evaluation by the implementations alone."""
-    from gelucheck.sweep import chunk
+    from gelucheck.sweep.inputs import encodings
 
     start, stop, block = task
     bits = _WORKER.setdefault(block, np.empty(block, dtype=np.uint32))
     begun = time.process_time()
     for a in range(start, stop, block):
         inputs = bits[:min(block, stop - a)]
-        chunk._encodings(a, a + len(inputs), inputs)
+        encodings(a, a + len(inputs), inputs)
         for impl in _WORKER["impls"]:
             impl(inputs.view(np.float32), intact=lambda x, out: True)
     return time.process_time() - begun

@@ -23,6 +23,7 @@ import numpy as np
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
 from gelucheck.sweep import chunk, fastref, worker
+from gelucheck.sweep.inputs import encodings
 from gelucheck.sweep.known import is_known
 
 
@@ -36,11 +37,11 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
     task_ends = {}  # task: (first, last) encoding outside closed form
     evaluate_block, known_run = chunk.evaluate_block, chunk._known_run
 
-    def record(kind: str, a: int, b: int, out: dict | None, total: float) -> None:
-        figures = list(out["implementations"].values()) if out else []
-        evals = sum(f.get("eval_s", 0.0) for f in figures)
-        checks = sum(f.get("check_s", 0.0) for f in figures)
-        row = [b - a, out["reference_s"] if out else 0.0, evals, checks, total]
+    def record(kind: str, a: int, b: int, out, total: float) -> None:
+        figures = list(out.implementations.values()) if out else []
+        evals = sum(getattr(f, "eval_s", 0.0) for f in figures)
+        checks = sum(getattr(f, "check_s", 0.0) for f in figures)
+        row = [b - a, out.reference_s if out else 0.0, evals, checks, total]
         parts[kind] += row
         if kind != "known":
             tasks_parts[a >> 24] += row
@@ -106,7 +107,7 @@ def alone(impls, tasks) -> tuple[int, tuple[float, float]]:
                 for start in range(a, b, size):
                     bits = inputs[:min(size, b - start)]
                     begun = time.perf_counter()
-                    chunk._encodings(start, start + len(bits), bits)
+                    encodings(start, start + len(bits), bits)
                     called = time.perf_counter()
                     for impl in impls:
                         impl(bits.view(np.float32), intact=lambda x, out: True)

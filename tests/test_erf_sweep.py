@@ -10,6 +10,7 @@ from gelucheck.cli import main
 from gelucheck.errors import UsageError
 from gelucheck.functions import ERF, ERFC, get_function
 from gelucheck.sweep import chunk, erf_reference, loops, stats
+from sweep_figures import plain
 
 pytest.importorskip("numba", reason="the erf family's sweep reference is compiled (numba)")
 
@@ -122,7 +123,7 @@ def test_sweep_figures_are_mpmaths_at_every_edge(where):
     c_name = "erff" if function == "erf" else "erfcf"
     impls = [find(f"libm:{c_name}")[0], load_user(f"sweep_impls:{c_name}_one_up", function),
              load_user(f"sweep_impls:{function}_scipy_once", function)]
-    got = chunk.evaluate(impls, function, start, start + 1024)["implementations"]
+    got = plain(chunk.evaluate(impls, function, start, start + 1024))["implementations"]
     for impl in impls:
         figures = got[f"{impl.id}/{function}"]
         want = _mp_figures(function, x, impl(x.copy()))

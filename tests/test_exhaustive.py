@@ -10,6 +10,7 @@ into one report (--gelucheck-sweep-json FILE writes it).
 """
 from gelucheck.pytest_plugin import SWEEP
 from gelucheck.sweep import chunk
+from gelucheck.sweep.stats import ImplFailure
 
 
 def test_sweep_chunk(sweep_case, request):
@@ -22,11 +23,12 @@ def test_sweep_chunk(sweep_case, request):
                                      request.config.getoption("--gelucheck-framework"))
     else:
         result = chunk.evaluate(impls, function, start, stop)
-    errors = {k: s["error"] for k, s in result["implementations"].items() if "error" in s}
+    errors = {k: s.error for k, s in result.implementations.items()
+              if isinstance(s, ImplFailure)}
     assert not errors, errors
-    for key, stats in result["implementations"].items():
-        assert stats["n"] == stop - start, key  # every encoding of the chunk was checked
-        assert sum(stats["histogram"]) == stats["n"]
+    for key, stats in result.implementations.items():
+        assert stats.whole.n == stop - start, key  # every encoding of the chunk was checked
+        assert sum(stats.histogram) == stats.whole.n
     from gelucheck.report import jsonio
 
-    request.node.user_properties.append((SWEEP, jsonio.encode(result)))
+    request.node.user_properties.append((SWEEP, jsonio.encode(result.to_data())))

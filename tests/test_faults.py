@@ -222,7 +222,8 @@ def test_a_task_file_copied_over_another_is_refused(tmp_path, monkeypatch, capsy
 def test_an_edited_task_file_is_refused(tmp_path, monkeypatch, capsys):
     files = _checkpointed(tmp_path, monkeypatch)
     saved = json.loads(files[2].read_text())
-    saved["result"]["implementations"]["user:sweep_impls:rounded_once/gelu"]["max_ulp"] = 0.1
+    saved["result"]["implementations"]["user:sweep_impls:rounded_once/gelu"]["whole"][
+        "max_ulp"] = 0.1
     files[2].write_text(json.dumps(saved))
     assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 2
     assert "checksum does not match" in capsys.readouterr().err

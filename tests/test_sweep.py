@@ -1,5 +1,4 @@
 """The exhaustive float32 sweep: its fast reference, its chunks, resuming, bad input."""
-import copy
 import json
 import re
 
@@ -14,11 +13,12 @@ from gelucheck.cli import main
 from gelucheck.commands.sweep import _timing
 from gelucheck.formats import FLOAT32, FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
-from gelucheck.sweep import chunk, edges, fastref, loops, proofs, runner
+from gelucheck.sweep import chunk, edges, fastref, loops, proofs, runner, scoring
 from gelucheck.sweep import stats as sweep_stats
 from gelucheck.sweep.checkpoint import CheckpointError
 from gelucheck.sweep.known import KNOWN_TINY, known_part
 from gelucheck.sweep.stats import merge_all
+from sweep_figures import plain
 
 FUNCTIONS = ("phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad", "gelu_tanh_grad")
 
@@ -126,45 +126,45 @@ def test_chunk_equals_the_stored_reference_on_shared_inputs(spec, function):
         pytest.importorskip("torch", reason="torch is not installed")
     impls = find(spec, function)
     lo, hi = _window_around_minimum()
-    swept = chunk.evaluate(impls, function, lo, hi)["implementations"][f"{spec}/{function}"]
+    swept = chunk.evaluate(impls, function, lo, hi).implementations[f"{spec}/{function}"].whole
     tab = reference_data.table("float32", "gelu")
     x = tab.x.astype(np.float64)
     shared = (x <= float(FLOAT32.from_bits(lo))) & (x >= float(FLOAT32.from_bits(hi - 1)))
     from gelucheck.ulp import ulp_error
 
     err = ulp_error(impls[0](tab.x[shared]), reference_data.exact(tab, function)[shared], FLOAT32)
-    assert swept["n"] == np.count_nonzero(shared) == hi - lo
+    assert swept.n == np.count_nonzero(shared) == hi - lo
     # the fast reference is within 2^-40 relative, so within 2^-40 * 2^24 = 2^-16 ulps
-    assert swept["max_ulp"] == pytest.approx(err.max(), abs=2.0**-16)
-    assert swept["not_correctly_rounded"] == np.count_nonzero(err > 0.5)
-    assert swept["sum_ulp"] == pytest.approx(err.sum(), abs=len(err) * 2.0**-16)
+    assert swept.max_ulp == pytest.approx(err.max(), abs=2.0**-16)
+    assert swept.not_correctly_rounded == np.count_nonzero(err > 0.5)
+    assert swept.sum_ulp == pytest.approx(err.sum(), abs=len(err) * 2.0**-16)
 
 
 def test_a_planted_error_is_found():
     from sweep_impls import PLANTED
 
     impl = load_user("sweep_impls:planted", "gelu")
-    r = chunk.evaluate([impl], "gelu", 0x3F800000, 0x3F900000)["implementations"]
-    stats = r[f"{impl.id}/gelu"]
-    assert stats["worst_bits"] == PLANTED
-    assert 0.5 < stats["max_ulp"] <= 1.5
+    r = chunk.evaluate([impl], "gelu", 0x3F800000, 0x3F900000).implementations
+    stats = r[f"{impl.id}/gelu"].whole
+    assert stats.worst_bits == PLANTED
+    assert 0.5 < stats.max_ulp <= 1.5
     clean = load_user("sweep_impls:rounded_once", "gelu")
-    base = chunk.evaluate([clean], "gelu", 0x3F800000, 0x3F900000)["implementations"]
-    assert stats["not_correctly_rounded"] == base[f"{clean.id}/gelu"]["not_correctly_rounded"] + 1
+    base = chunk.evaluate([clean], "gelu", 0x3F800000, 0x3F900000).implementations
+    assert stats.not_correctly_rounded == base[f"{clean.id}/gelu"].whole.not_correctly_rounded + 1
 
 
 def test_histogram_and_regions_are_consistent():
     impls = find("scipy:x*erf", "gelu")  # erf's cancellation: errors of every size about -5
     r = chunk.evaluate(impls, "gelu", 0xC0A00000 - 3000, 0xC0A00000 + 3000)  # around x = -5
-    s = r["implementations"]["scipy:x*erf/gelu"]
-    assert s["not_correctly_rounded"] > 1000
-    assert sum(s["histogram"]) == s["n"] == 6000
-    assert s["histogram"][0] == s["n"] - s["not_correctly_rounded"]
-    assert set(s["regions"]) == {"x<-5", "-5<=x<-1"}
+    s = r.implementations["scipy:x*erf/gelu"]
+    assert s.whole.not_correctly_rounded > 1000
+    assert sum(s.histogram) == s.whole.n == 6000
+    assert s.histogram[0] == s.whole.n - s.whole.not_correctly_rounded
+    assert set(s.regions) == {"x<-5", "-5<=x<-1"}
     x = FLOAT32.from_bits(np.arange(0xC0A00000 - 3000, 0xC0A00000 + 3000, dtype=np.uint32))
     for name, lo, hi in REGIONS:
-        if name in s["regions"]:
-            assert s["regions"][name]["n"] == np.count_nonzero(mask(x, lo, hi))
+        if name in s.regions:
+            assert s.regions[name].n == np.count_nonzero(mask(x, lo, hi))
 
 
 def _spec(impl="scipy:x*erf"):
@@ -201,8 +201,8 @@ def test_parallel_equals_serial(monkeypatch):
     serial = runner.sweep(_spec("scipy:x*ndtr"), "gelu", span, workers=1, progress=False)
     merged = merge_all([chunk.evaluate(find("scipy:x*ndtr", "gelu"), "gelu", a, b)
                         for a, b in reversed(runner.tasks(*span))])
-    s = merged["implementations"]["scipy:x*ndtr/gelu"]
-    assert s["max_ulp"] == serial[0].figures.max_ulp and s["n"] == serial[0].figures.n_inputs
+    s = merged.implementations["scipy:x*ndtr/gelu"].whole
+    assert s.max_ulp == serial[0].figures.max_ulp and s.n == serial[0].figures.n_inputs
 
 
 def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
@@ -408,8 +408,8 @@ def test_three_local_gateways_merge_to_the_single_process_sweep(tmp_path, reques
 
 @pytest.mark.parametrize("start", [0x3F800000, 0xC0A00000 - 0x8000, 0x00000000, 0x7F000000])
 def test_bit_space_scoring_equals_measuring_every_input(start):
-    """With several implementations the comparison starts in bit space (chunk.Rounded); it
-    must give what measuring every input in float64 gives (chunk.dense_figures), for outputs that
+    """With several implementations the comparison starts in bit space (scoring.Rounded); it
+    must give what measuring every input in float64 gives (scoring.dense_figures), for outputs that
     are correctly rounded, off by an ulp, NaN, of the other zero's sign, or wholly wrong."""
     bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
     x = bits.view(np.float32)
@@ -426,17 +426,18 @@ def test_bit_space_scoring_equals_measuring_every_input(start):
     # wrong in the first outputs alone, which decide the path before the whole block is
     # rounded (dense there, few over the block), or wrong only after them (many)
     first = rounded.copy()
-    first[:chunk.SAMPLE // 4] = 0
-    after = np.where(np.arange(len(x)) >= chunk.SAMPLE, np.float32(0), rounded)
+    first[:scoring.SAMPLE // 4] = 0
+    after = np.where(np.arange(len(x)) >= scoring.SAMPLE, np.float32(0), rounded)
     # in either order: the rounded results are scored only once an output needs them
     for order in ((rounded, few, many, first, after), (first, after, many, few, rounded)):
-        shared = chunk.Rounded(v, unit, int(bits[0]), regions)
+        shared = scoring.Rounded(v, unit, int(bits[0]), regions)
         for y in order:
             _assert_bit_space_scores_as_dense(shared, y, v, unit, bits, regions)
 
 
 def _assert_bit_space_scores_as_dense(shared, y, v, unit, bits, regions):
-    fast, slow = shared.score(y), chunk.dense_figures(y, v, unit, int(bits[0]), regions)
+    fast = plain(shared.score(y))
+    slow = plain(scoring.dense_figures(y, v, unit, int(bits[0]), regions))
     assert fast["sum_ulp"] == pytest.approx(slow["sum_ulp"], rel=1e-12)
     for name in slow["regions"]:
         assert fast["regions"][name]["sum_ulp"] == pytest.approx(
@@ -571,7 +572,7 @@ def test_tiny_closed_form_is_mpmath_s(function, where):
             function, float(x[i]), FLOAT32).bits
     errors = _mp_errors(function, x, known.expected(x))
     (name, _), = chunk.region_slices(x)
-    got = chunk._known(known, x, int(bits[0]), name)
+    got = plain(scoring.known_figures(known, x, int(bits[0]), name))
     assert got["not_correctly_rounded"] == 0 and errors.max() < 0.5
     assert got["histogram"][0] == got["n"] == got["n_finite"] == 512
     assert got["sum_ulp"] == pytest.approx(errors.sum(), rel=1e-9)
@@ -620,8 +621,8 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
                                                                   monkeypatch):
     """An implementation returning the correctly rounded results is scored in closed form
     without any float64 pass; whether or not the shortcut is taken, the block's figures are
-    those of measuring every input (chunk.dense_figures) - exactly where the errors are zero, to the
-    float64 reference's accuracy (2^-16 ulp an input) near zero."""
+    those of measuring every input (scoring.dense_figures) - exactly where the errors are
+    zero, to the float64 reference's accuracy (2^-16 ulp an input) near zero."""
     calls = []
     monkeypatch.setattr(chunk, "reference", lambda *a, **k: calls.append(1) or
                         fastref.reference(*a, **k))
@@ -636,10 +637,10 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
         y[7] = np.nan
     block = chunk.evaluate_block([_Returns(function, y)], fastref.get_function(function),
                                   start, start + chunk.BLOCK)
-    (got,) = block["implementations"].values()
-    want = chunk.dense_figures(y, v, unit, int(bits[0]), chunk.region_slices(x))
-    for k in ("computed", "exact", "eval_s", "check_s", "guard_s"):
-        got.pop(k)
+    (got,) = plain(block)["implementations"].values()
+    want = plain(scoring.dense_figures(y, v, unit, int(bits[0]), chunk.region_slices(x)))
+    for k in ("computed", "exact"):
+        got.pop(k, None)
     assert len(calls) == (0 if outputs == "rounded" else 1)
     if outputs == "rounded":  # the closed form against float64's (beside 1, x or 0 where
         # those are the results: 2^-29 ulp from them, 2^-51 from 0)
@@ -697,8 +698,9 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
     """Two implementations returning the same floats (an alias) get the figures of the first,
     without a second comparison; each equals its outputs measured alone."""
     counted = []
-    score = chunk.Rounded.score
-    monkeypatch.setattr(chunk.Rounded, "score", lambda self, y: counted.append(1) or score(self, y))
+    score = scoring.Rounded.score
+    monkeypatch.setattr(scoring.Rounded, "score",
+                        lambda self, y: counted.append(1) or score(self, y))
     start = 0xBF900000
     bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
     x = bits.view(np.float32)
@@ -713,10 +715,11 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
     block = chunk.evaluate_block(impls, fastref.get_function("gelu"), start, start + chunk.BLOCK)
     assert len(counted) == 2
     for impl, outputs in zip(impls, (y, y, other)):
-        got = copy.deepcopy(block["implementations"][f"{impl.id}/gelu"])  # aliases share
-        want = chunk.dense_figures(outputs, v, unit, int(bits[0]), chunk.region_slices(x))
-        for k in ("computed", "exact", "eval_s", "check_s", "guard_s"):
-            got.pop(k)
+        got = plain(block.implementations[f"{impl.id}/gelu"])
+        want = plain(scoring.dense_figures(outputs, v, unit, int(bits[0]),
+                                           chunk.region_slices(x)))
+        for k in ("computed", "exact"):
+            got.pop(k, None)
         for a, b in [(got, want)] + [(got["regions"][r], want["regions"][r])
                                      for r in want["regions"]]:
             assert a.pop("sum_ulp") == pytest.approx(b.pop("sum_ulp"), rel=1e-12)
@@ -729,16 +732,11 @@ def _spans(blocks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
             for a in range(first, b, chunk.KNOWN_SPAN)]
 
 
-def _assert_same_figures(whole: dict, parts: dict) -> None:
+def _assert_same_figures(whole, parts) -> None:
     """Two merged statistics of the same inputs are the same but for their timings, and
     their sums of errors to float64's rounding (a run's closed form sums at once what spans
     sum in parts)."""
-    for merged in (whole, parts):
-        for key in ("reference_s", "task_s"):
-            merged.pop(key, None)
-        for stats in merged["implementations"].values():
-            for key in ("eval_s", "check_s", "guard_s"):
-                stats.pop(key, None)
+    whole, parts = plain(whole), plain(parts)  # (without their timings)
     for key, want in parts["implementations"].items():
         got = whole["implementations"].get(key, {})
         for a, b in [(got, want)] + [(got.get("regions", {}).get(r, {}), r_want)
@@ -791,8 +789,8 @@ def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, kn
     _assert_same_figures(whole, merge_all([chunk.evaluate_block(impls, f, a, b)
                                            for a, b in _spans(blocks)]))
     if "in_place_gelu" in names:
-        assert "modified its input in place" in whole["implementations"][
-            "user:sweep_impls:in_place_gelu/gelu"]["error"]
+        assert "modified its input in place" in whole.implementations[
+            "user:sweep_impls:in_place_gelu/gelu"].error
 
 
 @pytest.mark.parametrize("function", ["gelu", "phi", "gelu_grad"])
@@ -844,11 +842,11 @@ def test_a_run_stops_where_outputs_leave_the_closed_form(names, monkeypatch):
     counted = calls[:]
     _assert_same_figures(whole, merge_all([chunk.evaluate_block(impls, f, a, b)
                                            for a, b in _spans([(start, stop, True)])]))
-    planted = next(k for k in whole["implementations"] if "planted_tiny" in k)
+    planted = next(k for k in whole.implementations if "planted_tiny" in k)
     if "raises" in planted:
-        assert "planted" in whole["implementations"][planted]["error"]
+        assert "planted" in whole.implementations[planted].error
     else:
-        assert whole["implementations"][planted]["worst_bits"] == sweep_impls.PLANTED_TINY
+        assert whole.implementations[planted].whole.worst_bits == sweep_impls.PLANTED_TINY
     hit = sweep_impls.PLANTED_TINY - (sweep_impls.PLANTED_TINY - start) % chunk.KNOWN_SPAN
     again = [hit] if "raises" in planted else []
     if names == ["planted_tiny", "returns_its_input"]:  # x itself stops the run at once
@@ -1033,7 +1031,7 @@ def test_an_error_of_a_whole_or_half_ulp_and_a_little_is_binned_by_its_little(
     assert all(0.5 < e < 1 for e in errors), errors  # what the figures must say
     block = chunk.evaluate_block([_Returns(function, y)], fastref.get_function(function),
                                   start, start + n)
-    (got,) = block["implementations"].values()
+    (got,) = plain(block)["implementations"].values()
     assert got["not_correctly_rounded"] == n
     assert got["histogram"][1] == n, got["histogram"][:4]
     assert 0.5 < got["max_ulp"] <= 1
@@ -1058,7 +1056,7 @@ def test_an_error_a_billionth_below_one_ulp_is_binned_below_one(compiled, monkey
     assert 1 - 2e-9 < error < 1  # what the figures must say
     block = chunk.evaluate_block([_Returns("gelu_grad", y)], fastref.get_function("gelu_grad"),
                                   start, start + n)
-    (got,) = block["implementations"].values()
+    (got,) = plain(block)["implementations"].values()
     assert got["histogram"][2:] == [0] * (len(got["histogram"]) - 2)
     assert got["max_ulp"] < 1 and got["worst_bits"] == start + at
 
@@ -1083,6 +1081,6 @@ def test_a_drift_variants_histogram_is_mpmaths_output_for_output(start):
         want[min(k, BINS - 2)] += 1
     assert sum(want[2:]) > n // 10  # errors of 1 ulp and more, near whole numbers
     block = chunk.evaluate_block([impl], fastref.get_function("gelu"), start, start + n)
-    (got,) = block["implementations"].values()
+    (got,) = plain(block)["implementations"].values()
     assert got["histogram"] == want
     assert got["not_correctly_rounded"] == n - want[0]

@@ -17,8 +17,9 @@ from gelucheck.errors import ReferenceDataError
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
 from gelucheck.reference.mpref import correctly_rounded
-from gelucheck.sweep import chunk, edges, erf_reference, fastref, loops, phi_table
+from gelucheck.sweep import chunk, edges, erf_reference, fastref, loops, phi_table, scoring
 from gelucheck.sweep.known import KNOWN_TINY, known_part
+from sweep_figures import plain
 
 
 @pytest.fixture(autouse=True)
@@ -237,8 +238,8 @@ def test_compiled_and_numpy_paths_give_the_same_figures(function, start, monkeyp
     compiled = chunk.evaluate(impls, function, start, start + 60000)
     monkeypatch.setattr(loops, "kernels", lambda: None)
     numpy = chunk.evaluate(impls, function, start, start + 60000)
-    for key, a in compiled["implementations"].items():
-        b = numpy["implementations"][key]
+    for key, a in plain(compiled)["implementations"].items():
+        b = plain(numpy)["implementations"][key]
         for figures_a, figures_b in [(a, b), *zip(a["regions"].values(), b["regions"].values())]:
             for name in ("n", "n_finite", "not_correctly_rounded", "worst_bits"):
                 assert figures_a[name] == figures_b[name], (key, name)
@@ -277,9 +278,9 @@ def test_the_compiled_score_is_the_numpy_passes(length, outputs, monkeypatch):
         y[[n // 2, n - 1]] = np.nan
     if outputs == "inf":
         y[n // 3] = np.inf
-    compiled = chunk._score(y, v, unit)
+    compiled = scoring.score(y, v, unit)
     monkeypatch.setattr(loops, "kernels", lambda: None)
-    numpy = chunk._score(y, v, unit)
+    numpy = scoring.score(y, v, unit)
     for name in ("infinite", "above_half", "at_least_one", "at_least_two", "at_least_four",
                  "max_ulp", "worst", "largest"):
         assert getattr(compiled, name) == getattr(numpy, name), name
@@ -371,7 +372,7 @@ def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
     err = np.abs(y.astype(np.float64) - v) / unit
     err[np.isnan(err)] = np.inf
     regions = [("a", slice(0, 3000)), ("b", slice(3000, n))]
-    stats = chunk.dense_figures(y, v, unit, int(bits[0]), regions)
+    stats = plain(scoring.dense_figures(y, v, unit, int(bits[0]), regions))
     edges = histogram_edges()
     expected = [int(np.count_nonzero(err <= 0.5))]
     expected += [int(np.count_nonzero((err > 0.5) & (err < edges[2])))]
@@ -398,8 +399,9 @@ def test_an_implementation_that_writes_to_its_inputs_is_its_error_alone(sweep_pa
     mutating, rounded = (load_user(f"sweep_impls:{name}", "gelu")
                          for name in ("in_place_gelu", "rounded_gelu"))
     start = 0x3F800000
-    both = chunk.evaluate([mutating, rounded], "gelu", start, start + 5000)["implementations"]
-    alone = chunk.evaluate([rounded], "gelu", start, start + 5000)["implementations"]
+    both = plain(chunk.evaluate([mutating, rounded], "gelu", start, start + 5000))[
+        "implementations"]
+    alone = plain(chunk.evaluate([rounded], "gelu", start, start + 5000))["implementations"]
     assert "modified its input in place" in both[f"{mutating.id}/gelu"]["error"]
     key = f"{rounded.id}/gelu"
     for name in ("n", "max_ulp", "worst_bits", "sum_ulp", "histogram", "max_abs_bits"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -20,6 +21,9 @@ import pytest
 # pytester isolates (it restores sys.modules afterwards, and numpy cannot load twice).
 from . import published
 from .budgets import DEFAULT_MAX_ULP
+
+if TYPE_CHECKING:
+    from .sweep.stats import ChunkStats
 from .report import jsonio, tables
 from .shared_options import (
     add_budgets_option,
@@ -62,18 +66,20 @@ def pytest_addoption(parser):
                     "data gelucheck ships)")
 
 
-def _sweep_results(config, chunks_by_function: dict[str, list[dict]], span) -> list:
+def _sweep_results(config, chunks_by_function: dict[str, list[ChunkStats]], span) -> list:
     """Merge the chunks that xdist workers (or hosts) computed into one result per
     implementation, as ``gelucheck sweep`` would have written it."""
     from .backends import find, load_user
-    from .sweep.stats import merge_all, results
+    from .sweep.stats import merge_all, results, split_key
 
     out = []
     for chunks in chunks_by_function.values():
         merged = merge_all(chunks)
+        if merged is None:
+            continue
         impls = []
-        for key in merged["implementations"]:
-            spec, _, fn = key.rpartition("/")
+        for key in merged.implementations:
+            spec, fn = split_key(key)
             if spec.startswith("user:"):  # --gelucheck-impl
                 impls.append(load_user(spec.removeprefix("user:"), fn,
                                        config.getoption("--gelucheck-framework")))
@@ -334,8 +340,10 @@ class Collector:
             elif key == NOTE:
                 self.notes.append(value)
             elif key == SWEEP:
-                chunk = jsonio.decode(value)
-                self.chunks.setdefault(chunk["function"], []).append(chunk)
+                from .sweep.stats import ChunkStats
+
+                chunk = ChunkStats.from_data(jsonio.decode(value))
+                self.chunks.setdefault(chunk.function, []).append(chunk)
 
     def pytest_sessionfinish(self, session):
         """The exhaustive sweep as a CI gate: merged here (on the xdist controller), judged

@@ -14,6 +14,7 @@ import os
 from pathlib import Path
 
 from ..errors import UsageError
+from .stats import ChunkStats
 
 
 class CheckpointError(UsageError):
@@ -67,7 +68,7 @@ class Checkpoint:
     def _path(self, task: tuple[int, int]) -> Path:
         return self.directory / f"task_{task[0]:08x}_{task[1]:08x}.json"
 
-    def done(self, task: tuple[int, int]) -> dict | None:
+    def done(self, task: tuple[int, int]) -> ChunkStats | None:
         """The result of a finished task, checked; None when it has not run."""
         if self.directory is None or not self._path(task).exists():
             return None
@@ -86,12 +87,17 @@ class Checkpoint:
             raise CheckpointError(f"checkpoint file {path} holds the task "
                                   f"{[result.get('start'), result.get('stop')]}, not {list(task)} "
                                   "(copied over another task's name?)")
-        return result
+        try:
+            return ChunkStats.from_data(result)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint file {path} does not hold a task's statistics "
+                                  f"({exc!r}); delete it to recompute that task") from None
 
-    def save(self, result: dict) -> None:
+    def save(self, stats: ChunkStats) -> None:
         if self.directory is None:
             return
-        path = self._path((result["start"], result["stop"]))
+        path = self._path((stats.start, stats.stop))
+        result = stats.to_data()
         saved = {"sweep": self.sweep_digest, "result": result,
                  "checksum": _digest([self.sweep_digest, result])}
         tmp = path.with_suffix(".tmp")

@@ -18,12 +18,14 @@ import socket
 from collections.abc import Callable
 
 from ..functions import get_function
+from .stats import ChunkStats
 from .worker import _WORKER, SweepError, _init_worker, _meta, _run_task
 
 _READY: dict = {}  # per worker process: the sweep its implementations were resolved for
 
 
-def run_task(specs: list[dict], function: str, task: tuple[int, int], meta: dict) -> dict:
+def run_task(specs: list[dict], function: str, task: tuple[int, int],
+             meta: dict) -> ChunkStats:
     """One task, on a worker: the implementations resolved once per process and sweep,
     checked against the versions the sweep was planned with, then the task evaluated."""
     key = (json.dumps(specs, sort_keys=True), function)
@@ -63,7 +65,7 @@ def _client(scheduler: str | None, workers: int):
 
 
 def run(specs: list[dict], function: str, pending: list[tuple[int, int]], meta: dict,
-        done: Callable[[dict], None], scheduler: str | None, workers: int,
+        done: Callable[[ChunkStats], None], scheduler: str | None, workers: int,
         say: Callable[[str], None]) -> None:
     """Every pending task on the cluster, ``done`` called with each result as it comes."""
     try:
@@ -97,11 +99,11 @@ def spec_of(impl, framework: str = "numpy") -> dict:
 
 
 def evaluate_on(scheduler: str, impls: list, function, task: tuple[int, int],
-                framework: str = "numpy") -> dict:
+                framework: str = "numpy") -> ChunkStats:
     """One task of ``impls`` on the Dask cluster at ``scheduler`` (the pytest plugin's
     exhaustive items with --gelucheck-scheduler): what chunk.evaluate gives here."""
     function = get_function(function)
-    found: list[dict] = []
+    found: list[ChunkStats] = []
     run([spec_of(i, framework) for i in impls], function.name, [task],
         _meta(function, impls, task), found.append, scheduler, 1, say=lambda line: None)
     return found[0]

@@ -21,7 +21,7 @@ from . import ENGINES
 from .checkpoint import Checkpoint
 from .chunk import finite_ranges
 from .fastref import warm_kernels
-from .stats import merge_all, results
+from .stats import ChunkStats, merge_all, results
 from .worker import TASK, SweepError, _init_worker, _meta, _restore_threads, _run_task, resolve
 
 
@@ -171,13 +171,13 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
         pending = [t for t, r in saved.items() if r is None]
         bar = progress_bar(sum(b - a for a, b in todo), f"sweep {function.name}", progress,
                            unit="input")
-        bar.update(sum(r["stop"] - r["start"] for r in finished))
+        bar.update(sum(r.stop - r.start for r in finished))
         start = time.perf_counter()
 
-        def done(result: dict) -> None:
+        def done(result: ChunkStats) -> None:
             store.save(result)
             finished.append(result)
-            bar.update(result["stop"] - result["start"])
+            bar.update(result.stop - result.start)
 
         if dask and pending:
             from . import cluster
@@ -194,7 +194,10 @@ def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers:
         else:
             _in_processes(pool, pending, done)
     bar.close()
-    out = results(merge_all(finished), impls, span)
+    merged = merge_all(finished)
+    if merged is None:  # (tasks() of a span parse_range accepted is never empty)
+        raise SweepError(f"no finite encoding in [{span[0]:#x}, {span[1]:#x})")
+    out = results(merged, impls, span)
     wall = time.perf_counter() - start
     for r in out:
         r.wall_s = wall

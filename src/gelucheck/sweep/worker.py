@@ -13,9 +13,10 @@ from ..functions import Function, get_function
 from .chunk import evaluate, hex32
 from .fastref import warm_kernels
 from .proofs import warm_proofs
+from .stats import ChunkStats, key_of
 
 TASK = 1 << 24  # encodings per task: 256 tasks for all of float32, each a checkpoint
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: typed statistics (stats.ChunkStats.to_data)
 
 
 class SweepError(UsageError):
@@ -93,7 +94,7 @@ def _init_worker(specs: list[dict], function: str, env: dict | None = None) -> i
     return threads
 
 
-def _run_task(task: tuple[int, int]) -> dict:
+def _run_task(task: tuple[int, int]) -> ChunkStats:
     return evaluate(_WORKER["impls"], _WORKER["function"], *task)
 
 
@@ -101,7 +102,7 @@ def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]
     """What makes two sweeps the same: their results may be merged only then."""
     return {"format_version": FORMAT_VERSION, "gelucheck": __version__,
             "function": function.name,
-            "implementations": [f"{i.id}/{i.function.name}" for i in impls],
+            "implementations": [key_of(i) for i in impls],
             "versions": [backend_version(i) for i in impls],
             "range": [hex32(span[0]), hex32(span[1])], "task": TASK}
 
