@@ -199,6 +199,25 @@ def test_compare_finds_worse_and_better(tmp_path, capsys):
     assert "Worse (1)" in capsys.readouterr().out
 
 
+def test_compare_reads_consistency_reports(tmp_path, capsys):
+    """`gelucheck consistency --json` reports compare too: a path whose outputs differ from
+    the bulk result in more places, or that no longer runs, is worse."""
+    from gelucheck.results import ConsistencyResult, Identity, PathFigures
+
+    def result(differ, error=None):
+        return ConsistencyResult(Identity("b", "i", "gelu", "float32"), bulk_max_ulp=1.0,
+                                 paths=[PathFigures("strided", 100, differ, 1.0, 1.5),
+                                        PathFigures("0-d", 1, 0, error=error)])
+
+    diff = compare.compare([result(3)], [result(5, error="raised")])
+    assert diff["worse"] == ["consistency b:i gelu float32: 0-d outputs differing 0 -> inf",
+                             "consistency b:i gelu float32: strided outputs differing 3 -> 5"]
+    jsonio.write([result(3)], tmp_path / "old.json")
+    jsonio.write([result(2)], tmp_path / "new.json")
+    assert main(["compare", str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 0
+    assert "strided outputs differing 3 -> 2" in capsys.readouterr().out
+
+
 def test_compare_rejects_a_file_that_is_not_a_report(tmp_path, capsys):
     (tmp_path / "bad.json").write_text("{}")
     assert main(["compare", str(tmp_path / "bad.json"), str(tmp_path / "bad.json")]) == 2

@@ -237,6 +237,36 @@ def test_a_truncated_task_file_is_named(tmp_path, monkeypatch, capsys):
     assert files[3].name in err and "truncated" in err
 
 
+@pytest.mark.parametrize("result", [[1, 2], "stop", None], ids=["list", "text", "null"])
+def test_a_task_file_whose_result_is_no_object_is_named(tmp_path, monkeypatch, capsys, result):
+    """Checksummed, of this sweep, yet not a task's statistics (written by hand or by a
+    buggy tool): refused with the file named, never an AttributeError."""
+    from gelucheck.sweep.checkpoint import _digest
+
+    files = _checkpointed(tmp_path, monkeypatch)
+    saved = json.loads(files[1].read_text())
+    saved["result"] = result
+    saved["checksum"] = _digest([saved["sweep"], result])
+    files[1].write_text(json.dumps(saved))
+    assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 2
+    err = capsys.readouterr().err
+    assert files[1].name in err and "no task's statistics" in err
+
+
+def test_a_task_file_of_the_right_task_but_no_statistics_is_named(tmp_path, monkeypatch,
+                                                                  capsys):
+    from gelucheck.sweep.checkpoint import _digest
+
+    files = _checkpointed(tmp_path, monkeypatch)
+    saved = json.loads(files[1].read_text())
+    del saved["result"]["implementations"]["user:sweep_impls:rounded_once/gelu"]["whole"]
+    saved["checksum"] = _digest([saved["sweep"], saved["result"]])
+    files[1].write_text(json.dumps(saved))
+    assert main(_sweep_argv(tmp_path, "sweep_impls:rounded_once", "1")) == 2
+    err = capsys.readouterr().err
+    assert files[1].name in err and "does not hold a task's statistics" in err
+
+
 def test_resuming_after_the_code_changed_is_refused(tmp_path, monkeypatch, capsys):
     """The user's implementation is identified by its source: the same name with other code
     is another sweep, and its checkpoints are not mixed in."""

@@ -46,6 +46,19 @@ def test_a_special_input_that_misses_its_limit_fails():
         assert_max_ulp(gelu_rounded_once, "gelu", "float16", 0.5)
 
 
+def gelu_refusing_infinity(x):
+    """Correct on finite inputs; raises on ±inf, as a strict user function may."""
+    if np.isinf(x).any():
+        raise ValueError("infinite input")
+    return gelu_rounded_once(x)
+
+
+def test_a_function_that_raises_on_the_special_inputs_fails_with_its_error():
+    """Not an AttributeError from gelucheck: the assertion says the special inputs raised."""
+    with pytest.raises(AssertionError, match="special inputs: .*infinite input"):
+        assert_max_ulp(gelu_refusing_infinity, "gelu", "float16", 0.5)
+
+
 def test_a_torch_callable():
     torch = pytest.importorskip("torch", reason="torch is not installed")
     assert_max_ulp(lambda t: torch.nn.functional.gelu(t), "gelu", "float16", 2.1,

@@ -47,7 +47,7 @@ class Format:
         max(e, emin) - p + 1 (docs/design.md, ULP error)."""
         return max(int(magnitude_exponent), self.emin) - self.precision + 1
 
-    def ulp_of(self, v: np.ndarray) -> np.ndarray:
+    def ulp_of(self, v: np.ndarray | np.floating) -> np.ndarray:
         """ulp(v) in this format for finite float64 values v, elementwise.
 
         The same 2^(max(e, emin) - p + 1), read off the float64 encoding: the exponent field

@@ -146,4 +146,4 @@ def save_outputs(results: list, path: str) -> None:
         if isinstance(r, AccuracyResult) and r.outputs is not None:
             fmt = get_format(r.identity.dtype)
             arrays[f"{r.identity.id}|{r.identity.function}|{fmt.name}"] = fmt.bits_of(r.outputs)
-    np.savez(path, **arrays)
+    np.savez(path, **arrays)  # type: ignore[arg-type]  # (NumPy's stub: **kwds vs allow_pickle)

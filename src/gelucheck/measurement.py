@@ -15,12 +15,14 @@ def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Ac
     """The accuracy result of one implementation in one dtype, minimum and specials included."""
     result = accuracy.measure(impl, fmt, keep_errors=True)
     if result.failure is None:
+        errors, outputs = result.errors, result.outputs
+        assert errors is not None and outputs is not None  # (kept: keep_errors)
         result.minimum = minimum.check(impl, fmt)
         result.specials = specials.check(impl, fmt)
-        result.sign = sign.check(impl, fmt, result.outputs)
-        result.fingerprint = fingerprint.check(impl, fmt, result.outputs)
+        result.sign = sign.check(impl, fmt, outputs)
+        result.fingerprint = fingerprint.check(impl, fmt, outputs)
         stored = reference_data.table(fmt, impl.reference_function)
-        result.profile = profile(stored.x, result.errors)
+        result.profile = profile(stored.x, errors)
         result.diagnosis = signatures.of_result(impl, fmt, result)
         if not keep_errors:
             result.errors = result.outputs = None
@@ -38,15 +40,15 @@ def warm_up(todo: list[tuple[Implementation, Format]], progress: bool = True) ->
     import time
 
     spent: dict[str, float] = {}
-    compiling = [(i, f) for i, f in todo if i.warm_up is not None]
+    compiling = [(i.backend, i.warm_up, f) for i, f in todo if i.warm_up is not None]
     bar = progress_bar(len(compiling), "compiling", progress and bool(compiling), unit="case")
-    for impl, fmt in compiling:
+    for backend, compile_for, fmt in compiling:
         start = time.perf_counter()
         try:
-            impl.warm_up(fmt)
+            compile_for(fmt)
         except Exception:  # noqa: BLE001 - the measurement runs it again and reports it
             pass
-        spent[impl.backend] = spent.get(impl.backend, 0.0) + time.perf_counter() - start
+        spent[backend] = spent.get(backend, 0.0) + time.perf_counter() - start
         bar.update()
     bar.close()
     return spent
@@ -65,7 +67,8 @@ def run(impls: list[Implementation], dtypes: list[Format], with_drift: bool = Tr
     pairs = drift.pairs(impls) if with_drift else []
     bar = progress_bar(len(todo) + len(pairs) * len(dtypes), "measuring", progress,
                        unit="case")
-    results, minima = [], {}
+    results: list[AccuracyResult | DriftResult] = []
+    minima = {}
     for impl, fmt in todo:
         result = evaluate(impl, fmt, keep_errors)
         results.append(result)

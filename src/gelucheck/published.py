@@ -123,6 +123,7 @@ def verdict(bound: Bound, result: Measured) -> str:
     """'ABOVE at x = ...' with the worst input (a finding of its own); 'within' over every
     input; else 'none above on the sample' (or 'in the range'): never 'within' on part."""
     if bound.exceeded_by(result):
+        assert result.figures is not None  # (exceeded_by: a measured result)
         return f"ABOVE at x = {result.figures.worst_input!r}"
     covered = coverage(result)
     if covered == "every input":
@@ -133,7 +134,7 @@ def verdict(bound: Bound, result: Measured) -> str:
 def beside(result: Measured) -> str | None:
     """One line for a measured result a bound covers: documented, measured, verdict, whose."""
     bound = bound_for(result)
-    if bound is None:
+    if bound is None or result.figures is None:
         return None
     return (f"documented {bound.max_ulp:g} ulp, measured {result.figures.max_ulp:.4g} "
             f"({coverage(result)}): {verdict(bound, result)} ({bound.library})")

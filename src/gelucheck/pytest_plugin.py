@@ -328,7 +328,7 @@ class Collector:
         self.config = config
         self.results: list = []
         self.notes: list[str] = []
-        self.chunks: dict[str, list[dict]] = {}
+        self.chunks: dict[str, list[ChunkStats]] = {}
         self.sweep_verdicts: list[str] = []
 
     def pytest_runtest_logreport(self, report):

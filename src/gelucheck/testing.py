@@ -24,7 +24,7 @@ from .checks.specials import check as check_specials
 from .errors import UsageError, choose
 from .formats import Format, get_format
 from .functions import Function, get_function
-from .results import MinimumFinding
+from .results import Failure, MinimumFinding
 
 __all__ = ["assert_max_ulp", "assert_minimum"]
 
@@ -66,17 +66,18 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
     if result.failure:
         raise AssertionError(f"{impl.name} {function.name} {fmt.name}: "
                              f"{result.failure.reason}")
+    measured, outputs = result.errors, result.outputs
+    assert measured is not None and outputs is not None  # (kept: keep_errors)
     tab = reference_data.table(fmt, function)
     x = tab.x
     where = _region_mask(x, region)
-    errors = np.where(where, result.errors, -1.0)
-    over = np.flatnonzero(errors > max_ulp)
+    over = np.flatnonzero(np.where(where, measured, -1.0) > max_ulp)
     if max_ulp <= 0.5:  # correct rounding: decided by the value, not a 0.5 score
-        over = np.flatnonzero(where & ~accuracy.correctly_rounded(result.outputs,
+        over = np.flatnonzero(where & ~accuracy.correctly_rounded(outputs,
                                                                   tab.rounded(function)))
     if over.size:
-        i = int(over[np.argmax(result.errors[over])])
-        error = float(result.errors[i])
+        i = int(over[np.argmax(measured[over])])
+        error = float(measured[i])
         if max_ulp <= 0.5:  # "exceed 0.5 ulp ... 0.5 ulp" said nothing: say what went wrong
             how = ("a tie rounded the wrong way (or a hair past one: 0.5 ulp)" if error <= 0.5
                    else f"{error:.4g} ulp off")
@@ -87,11 +88,14 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
                     f"x = {float(x[i])!r} ({fmt.hex(x[i])}), {error:.4g} ulp")
         raise AssertionError(
             f"{impl.name} {function.name} {fmt.name}" + (f" in {region}" if region else "")
-            + f": {what}: computed {float(result.outputs[i])!r}, correctly rounded "
+            + f": {what}: computed {float(outputs[i])!r}, correctly rounded "
             f"{float(tab.rounded(function)[i])!r}"
             + signatures.text(signatures.of_result(impl, fmt, result)))
     if specials:
         found = check_specials(impl, fmt)
+        if isinstance(found, Failure):  # it raised on them: that is the assertion's answer
+            raise AssertionError(f"{impl.name} {function.name} {fmt.name}: special inputs: "
+                                 f"{found.reason}")
         wrong = [f"{label}: expected {s.expected!r}, computed {s.computed!r}"
                  for label, s in found.items() if not s.ok]
         if wrong:
@@ -111,8 +115,9 @@ def assert_minimum(fn: Callable, dtype: str | Format, *, function: str | Functio
         raise UsageError(f"{function.name} has no negative minimum; valid: gelu, gelu_tanh")
     impl = _implementation(fn, function, framework, device)
     found = minimum.check(impl, fmt)
-    if not isinstance(found, MinimumFinding):
+    if isinstance(found, Failure):
         raise AssertionError(f"{impl.name} {function.name} {fmt.name}: {found.reason}")
+    assert found is not None  # (has_minimum)
     problems = []
     if not found.true_argmin_on_plateau:
         problems.append(f"x* = {found.x_star_rounded!r} is not on the plateau of smallest "

@@ -11,6 +11,8 @@ import os
 import signal
 import tempfile
 import weakref
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 
 import numpy as np
 
@@ -57,17 +59,18 @@ class ChildKernel:
                  timeout: float | None):
         self.args = (build, spec, function, framework, device)
         self.timeout = timeout
-        self._process = None
-        self._conn = None
+        self._process: BaseProcess | None = None
+        self._conn: Connection | None = None
         with tempfile.NamedTemporaryFile(prefix="gelucheck-child-", suffix=".log",
                                          delete=False) as log:
             self._log = log.name  # what the child writes to stderr, appended
-        self._children = []  # the one running, if any: for the cleanup, which holds no self
+        # the one running, if any: for the cleanup, which holds no self
+        self._children: list[BaseProcess] = []
         # the child stopped and its log removed when this is collected or at exit, whichever
         # comes first (atexit runs it: the command line leaves without the teardown)
         weakref.finalize(self, _clean_up, self._children, self._log)
 
-    def _start(self) -> None:
+    def _start(self) -> tuple[BaseProcess, Connection]:
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
         self._process = ctx.Process(target=_serve, args=(child, *self.args, self._log),
@@ -75,6 +78,7 @@ class ChildKernel:
         self._process.start()
         self._children[:] = [self._process]
         child.close()
+        return self._process, self._conn
 
     def _stop(self) -> None:
         if self._process is not None:
@@ -83,9 +87,9 @@ class ChildKernel:
         self._process = self._conn = None
         self._children.clear()
 
-    def _death(self) -> str:
-        self._process.join(5)
-        code = self._process.exitcode
+    def _death(self, process: BaseProcess) -> str:
+        process.join(5)
+        code = process.exitcode
         if code is not None and code < 0:
             how = f"killed by {signal.Signals(-code).name}"
         else:
@@ -95,17 +99,19 @@ class ChildKernel:
         return how + (("; its stderr ended: " + " | ".join(tail)) if tail else "")
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        if self._process is None:
-            self._start()
+        if self._process is None or self._conn is None:
+            process, conn = self._start()
+        else:
+            process, conn = self._process, self._conn
         try:
-            self._conn.send(x)
-            if not self._conn.poll(self.timeout):
+            conn.send(x)
+            if not conn.poll(self.timeout):
                 self._stop()
                 raise ImplementationError(f"did not return within {self.timeout:g} s "
                                           "(stopped)")
-            status, payload = self._conn.recv()
+            status, payload = conn.recv()
         except (EOFError, BrokenPipeError, ConnectionResetError):
-            reason = self._death()
+            reason = self._death(process)
             self._stop()
             raise ImplementationError(f"died: its process was {reason}") from None
         if status == "raised":

@@ -11,6 +11,8 @@ import platform
 
 import numpy as np
 
+from ..formats import BFLOAT16, FLOAT16, FLOAT32, FLOAT64
+from ..functions import get_function
 from .base import Backend, Implementation
 
 # (C name, function, C type): the implementation names are the C names.
@@ -19,9 +21,9 @@ FUNCTIONS = (("erf", "erf", "double"), ("erfc", "erfc", "double"),
 # A 16-bit input goes into the C type exactly and its result is rounded once back (a float
 # result is rounded twice for float16: float32 first - part of what is measured); float32
 # input to the double functions likewise, as a C program calling erf on a float does.
-WIDER = {"double": {"float16": "float64", "bfloat16": "float64", "float32": "float64"},
-         "float": {"float16": "float32", "bfloat16": "float32"}}
-NATIVE = {"double": ("float64",), "float": ("float32",)}
+WIDER = {"double": {FLOAT16: FLOAT64, BFLOAT16: FLOAT64, FLOAT32: FLOAT64},
+         "float": {FLOAT16: FLOAT32, BFLOAT16: FLOAT32}}
+NATIVE = {"double": (FLOAT64,), "float": (FLOAT32,)}
 
 
 def library_version() -> str:
@@ -72,7 +74,7 @@ def load() -> Backend:
         cfunc.argtypes, cfunc.restype = [c_type], c_type
         dtype = np.float64 if ctype == "double" else np.float32
         impls.append(Implementation(
-            "libm", cname, function, _loop(numba, cfunc, dtype), native=NATIVE[ctype],
+            "libm", cname, get_function(function), _loop(numba, cfunc, dtype), native=NATIVE[ctype],
             wider=WIDER[ctype], rows_batch=True,
             description=f"{ctype} {cname}({ctype}) of {path or 'libm.so.6'}, in a numba loop"))
     return Backend("libm", True, "", f"{library_version()} ({platform.machine()}), "

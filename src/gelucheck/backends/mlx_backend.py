@@ -46,7 +46,7 @@ def load() -> Backend:
                               prepare=prepare(fn), **extra)
 
     precise = nn.GELU(approx="precise")
-    impls = (
+    impls: tuple[Implementation, ...] = (
         make("nn.gelu", "gelu", nn.gelu, "mlx.nn.gelu: x*(1+erf(x/sqrt 2))/2, mx.compile'd"),
         make("nn.gelu_approx", "gelu_tanh", nn.gelu_approx, "mlx.nn.gelu_approx (tanh form)"),
         make("nn.GELU[precise]", "gelu_tanh", precise,

@@ -3,18 +3,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..formats import BFLOAT16, FLOAT16, FLOAT32, FLOAT64
+from ..functions import GELU_TANH
 from .base import Backend, Implementation
 from .formulas import tanh_form
 
 # NumPy ufuncs have no bfloat16 loops worth the name (ml_dtypes casts through float32 itself);
 # say so, rather than hiding it.
-WIDER = {"bfloat16": "float32"}
+WIDER = {BFLOAT16: FLOAT32}
 
 
 def load() -> Backend:
     impl = Implementation(
-        "numpy", "tanh", "gelu_tanh", lambda x: tanh_form(np, x),
-        native=("float16", "float32", "float64"), wider=WIDER,
+        "numpy", "tanh", GELU_TANH, lambda x: tanh_form(np, x),
+        native=(FLOAT16, FLOAT32, FLOAT64), wider=WIDER,
         rows_batch=True,
         description="0.5*x*(1+np.tanh(sqrt(2/pi)*(x+0.044715*x**3))), constants in the input "
                     "dtype")

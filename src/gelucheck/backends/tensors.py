@@ -34,7 +34,7 @@ def torch_version_text(device: str = "cpu") -> str:
 
     if device == "cuda":
         return f"{torch.__version__}, {torch.cuda.get_device_name()}"
-    text = torch.__version__
+    text = str(torch.__version__)
     if torch.backends.mkl.is_available():
         text += f", {mkl_release(torch.__config__.show())}"
     return f"{text}, kernels {tiers.torch_tier()}"
@@ -212,7 +212,7 @@ def torch_compile(fn, dynamic: bool):
     channels-last) multiply them, past 64 in one process of the pytest suite. Allow them
     all, and make any further recompile an error (reported as that implementation's) rather
     than a quiet fallback to eager kernels."""
-    compiled = []
+    compiled: list[Callable] = []
 
     def call(*args, **kwargs):
         if not compiled:

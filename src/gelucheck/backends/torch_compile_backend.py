@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tiers
-from ..functions import derivative
+from ..functions import ERF, ERFC, GELU, GELU_TANH, Function, derivative
 from .base import Backend, Implementation
 from .tensors import (
     preparer,
@@ -30,12 +30,14 @@ def load() -> Backend:
     except ImportError as exc:
         return Backend("torch-compile", False, f"torch is not installed ({exc})", None)
 
-    def compiled(function: str, approximate: str) -> tuple[Implementation, Implementation]:
+    def compiled(function: Function, approximate: str) -> tuple[Implementation, Implementation]:
         # Dynamic shapes for measuring: one compile per dtype and form serves every length
         # (a static compile would recompile for each array length the checks use).
         fn = torch_compile(lambda t: F.gelu(t, approximate=approximate), dynamic=True)
         text = f"torch.compile(F.gelu, approximate='{approximate}'), dynamic shapes"
         grad = torch_gradient(fn)  # AOTAutograd compiles the backward too
+        grad_function = derivative(function)
+        assert grad_function is not None, function  # (GELU's forms have their derivatives)
 
         def static(x, backward=False):
             """For benchmarks: a compile specialised to this one shape (what a model with
@@ -48,25 +50,26 @@ def load() -> Backend:
                                description=text, prepare=preparer(fn, "cpu"),
                                prepare_static=static, paths=torch_layout_paths(fn),
                                warm_up=_warm(forward)),
-                Implementation("torch-compile", "F.gelu", derivative(function).name,
+                Implementation("torch-compile", "F.gelu", grad_function,
                                backward, prepare=preparer(grad, "cpu"),
                                prepare_static=lambda x: static(x, backward=True),
                                warm_up=_warm(backward),
                                description=f"d/dx of {text}: its compiled backward",
                                paths=torch_layout_paths(grad)))
 
-    def compiled_op(name: str) -> Implementation:
+    def compiled_op(function: Function) -> Implementation:
         """torch.compile of torch.erf or torch.erfc alone: Inductor's own kernels (a vectorized
         one for contiguous input, a scalar one for strided: docs/findings/torch-2.13-cpu.md)."""
+        name = function.name
         op = getattr(torch, name)
         fn = torch_compile(lambda t: op(t), dynamic=True)
         forward = tensor_kernel(fn, "cpu")
-        return Implementation("torch-compile", name, name, forward, prepare=preparer(fn, "cpu"),
+        return Implementation("torch-compile", name, function, forward, prepare=preparer(fn, "cpu"),
                               description=f"torch.compile(torch.{name}), dynamic shapes",
                               paths=torch_layout_paths(fn),
                               warm_up=_warm(forward))
 
-    impls = (*compiled("gelu", "none"), *compiled("gelu_tanh", "tanh"), compiled_op("erf"),
-             compiled_op("erfc"))
+    impls = (*compiled(GELU, "none"), *compiled(GELU_TANH, "tanh"), compiled_op(ERF),
+             compiled_op(ERFC))
     return Backend("torch-compile", True, "", torch_version_text(), impls,
                    tier=tiers.torch_tier())

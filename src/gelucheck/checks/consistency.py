@@ -16,6 +16,7 @@ handed to the kernel as they are. Backends add their own paths through
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 import numpy as np
@@ -80,15 +81,16 @@ def _shaped(kernel: Callable, x: np.ndarray, *tail: int) -> np.ndarray:
 
 def generic_paths(impl: Implementation, fmt: Format, lengths: bool = True) -> dict:
     """name -> callable(x) -> outputs, for the paths every implementation has."""
-    paths = {"one-element": lambda x: separately(impl, x, 1),
+    paths: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+             "one-element": lambda x: separately(impl, x, 1),
              "0-d": lambda x: _zero_d(impl, x),
              "inner-1": lambda x: _shaped(impl, x, 1), "inner-7": lambda x: _shaped(impl, x, 7),
              "3-d": lambda x: _shaped(impl, x, 3, 5)}
     if lengths:
         for n in range(2, MAX_LENGTH[fmt.name] + 1):
-            paths[f"length-{n}"] = ((lambda x, n=n: _batched(impl, fmt, x, n))
-                                    if impl.rows_batch else
-                                    (lambda x, n=n: separately(impl, x, n)))
+            paths[f"length-{n}"] = functools.partial(
+                _batched, impl, fmt, length=n) if impl.rows_batch else functools.partial(
+                separately, impl, length=n)
     return paths
 
 
@@ -190,11 +192,11 @@ def run(impls: list[Implementation], dtypes: list[Format], workers: int = 1,
     else:
         specs = [(cases[k][0].id, cases[k][0].function.name, cases[k][1].name) for k in order]
         ctx = multiprocessing.get_context("spawn")
-        done = [None] * len(cases)
+        done: dict[int, ConsistencyResult] = {}
         with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
             for k, result in zip(order, pool.map(_case, specs)):
                 done[k] = result
                 bar.update()
-        out = done
+        out = [done[k] for k in range(len(cases))]
     bar.close()
     return out

@@ -78,9 +78,10 @@ def backend_drift(exact_impl: Implementation | None, tanh_impl: Implementation, 
     lows = [_centre_and_value(found(exact_impl)) if exact_impl else (float(x_star),
                                                                       float(v_star)),
             _centre_and_value(found(tanh_impl))]
-    if all(lows):
-        out.minimum_shift = lows[1][0] - lows[0][0]
-        out.minimum_value_shift = lows[1][1] - lows[0][1]
+    exact_low, tanh_low = lows
+    if exact_low is not None and tanh_low is not None:
+        out.minimum_shift = tanh_low[0] - exact_low[0]
+        out.minimum_value_shift = tanh_low[1] - exact_low[1]
     return out
 
 

@@ -44,6 +44,7 @@ def check(impl: Implementation, fmt: Format) -> MinimumFinding | Failure | None:
     function = impl.function
     if not function.has_minimum:
         return None
+    assert function.curvature is not None, function  # a row with a minimum sizes its window
     x_star, v_star = true_minimum(function)
     # x* rounded straight from mpmath: through a float64 it could round twice
     rounded_x = fmt.from_bits(round_value(x_star, fmt).bits)

@@ -56,7 +56,11 @@ def _largest(indices: np.ndarray, computed: np.ndarray, exact: np.ndarray) -> np
 def _crossing(impl: Implementation, fmt: Format) -> dict:
     """Where the computed derivative changes sign around the zero of the exact one (x* of the
     function it differentiates), over the same window as the minimum check."""
-    integrand = get_function(impl.reference_function.derivative_of)
+    of = impl.reference_function.derivative_of
+    integrand = get_function(of) if of is not None else None
+    if integrand is None or integrand.curvature is None:
+        raise ValueError(f"{impl.reference_function.name} is no derivative of a function "
+                         "with a minimum: no sign change to look for")
     x_star = minimum.true_minimum(integrand)[0]
     rounded_x = fmt.from_bits(round_value(x_star, fmt).bits)
     xs, _ = minimum.window(fmt, rounded_x, integrand.curvature)

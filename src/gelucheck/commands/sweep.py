@@ -52,6 +52,7 @@ def run(args) -> int:
     from .. import output_files, published
     from ..report import jsonio, tables
     from ..sweep.runner import check_dtype, check_function, parse_range, sweep
+    from ..sweep.worker import Spec
 
     check_dtype(args.dtype)
     check_function(args.function)  # erf's: the C library checked, before any work
@@ -60,10 +61,9 @@ def run(args) -> int:
     output_files.folder(args.checkpoint, "--checkpoint")
     # named, not resolved: the sweep resolves them (importing the frameworks) while its
     # workers start, and refuses an unknown or unavailable one before any task runs
-    specs = [{"kind": "builtin", "impl": b, "function": args.function.name}
-             for b in args.backend]
-    specs += [{"kind": "user", "impl": spec, "function": args.function.name,
-               "framework": args.framework, "device": args.device, "autograd": args.autograd}
+    specs = [Spec(kind="builtin", impl=b, function=args.function.name) for b in args.backend]
+    specs += [Spec(kind="user", impl=spec, function=args.function.name,
+                   framework=args.framework, device=args.device, autograd=args.autograd)
               for spec in args.impl or []]
     if not specs:
         raise UsageError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ..results import AccuracyResult, DriftResult, MinimumFinding, Result
+from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, Result
 from .environment import kernel_tiers
 from .tables import fmt_ulp
 
@@ -20,6 +20,9 @@ def _key(r: Result) -> tuple:
 
 
 def _figures(r: Result) -> dict[str, float]:
+    """The figures compared, larger worse; inf for what failed to be measured."""
+    if isinstance(r, ConsistencyResult):
+        return _path_figures(r)
     if isinstance(r, DriftResult):
         f = r.figures
         return {"max ulp": f.max_ulp if f else math.inf, "max |diff|": f.max_abs if f else math.inf}
@@ -30,6 +33,17 @@ def _figures(r: Result) -> dict[str, float]:
         out[f"max ulp {region.name}"] = region.max_ulp
     if isinstance(r, AccuracyResult) and isinstance(r.minimum, MinimumFinding):
         out["minimum ulp"] = r.minimum.value_ulp_error
+    return out
+
+
+def _path_figures(r: ConsistencyResult) -> dict[str, float]:
+    """A consistency result's: the bulk result's max ulp, and per path the outputs that
+    differ from it and its own max ulp (where measured)."""
+    out = {"bulk max ulp": math.inf if r.bulk_max_ulp is None else r.bulk_max_ulp}
+    for p in r.paths:
+        out[f"{p.name} outputs differing"] = math.inf if p.error else p.n_differ
+        if p.max_ulp is not None:
+            out[f"{p.name} max ulp"] = p.max_ulp
     return out
 
 

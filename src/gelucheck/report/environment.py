@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 import platform
+from collections.abc import Sequence
 
 from .. import __version__
-from ..results import AccuracyResult, DriftResult, SweepResult
+from ..results import AccuracyResult, DriftResult, Result, SweepResult
 
 
 def _reference_digest() -> str | None:
@@ -20,14 +21,14 @@ def _reference_digest() -> str | None:
         return None
 
 
-def kernel_tiers(results: list) -> dict[str, str]:
+def kernel_tiers(results: Sequence[Result]) -> dict[str, str]:
     """backend -> the kernel tier its results were computed on (where it has tiers)."""
     return {r.identity.backend: r.identity.kernel_tier for r in results
             if not isinstance(r, DriftResult) and r.identity.kernel_tier}
 
 
-def describe(results: list) -> dict:
-    backends = {}
+def describe(results: Sequence[Result]) -> dict:
+    backends: dict[str, str] = {}
     for r in results:
         if isinstance(r, AccuracyResult | SweepResult) and r.identity.backend_version:
             backends.setdefault(r.identity.backend, r.identity.backend_version)

@@ -207,6 +207,7 @@ def minimum_figure(results: list[AccuracyResult], title: str) -> str:
         here = [(r, m) for r, m in found if r.identity.dtype == dtype]
         x_star, v_star = here[0][1].x_star, here[0][1].exact_value
         curvature = get_function(here[0][0].identity.function).curvature
+        assert curvature is not None  # (a function with a minimum)
         width = max(max(abs(m.plateau_lo - x_star), abs(m.plateau_hi - x_star))
                     for _, m in here) * 1.6 or 1e-3
         h = np.linspace(-width, width, 201)
@@ -238,7 +239,8 @@ def histogram_figure(result: SweepResult) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    counts = np.array(result.histogram["counts"], dtype=float)
+    assert result.histogram is not None and result.figures is not None  # (a measured sweep)
+    counts = np.array(result.histogram["counts"], dtype=np.float64)
     labels = ["<=0.5", "(0.5,1)"] + [f"2^{k - 2}" for k in range(2, len(counts) - 1)] + ["inf"]
     fig, ax = plt.subplots(figsize=(11, 3))
     ax.bar(range(len(counts)), np.where(counts > 0, counts, np.nan), color="#4477aa")
@@ -259,6 +261,8 @@ def _class(result: AccuracyResult | None) -> tuple[str, str, str]:
     if result.failure:
         return "✗", "error", "#999"
     f = result.figures
+    if f is None:
+        return "?", "not measured", "#fff"
     if not math.isfinite(f.max_ulp) or result.all_nan:
         return "∞", "inf or NaN", "#7f0000"
     if f.max_ulp <= 0.5 and not f.not_correctly_rounded:

@@ -57,7 +57,7 @@ def loads(text: str) -> list[Result]:
     return [from_json(d) for d in decode(text)]
 
 
-def report_text(results: list[Result]) -> str:
+def report_text(results: Sequence[Result]) -> str:
     from .environment import describe
 
     document = {"schema_version": SCHEMA_VERSION, "gelucheck": __version__,
@@ -74,8 +74,9 @@ def _with_bound(result: Result) -> dict:
     from .. import published
 
     out = result.to_json()
-    bound = (published.bound_for(result)
-             if isinstance(result, (AccuracyResult, SweepResult)) else None)
+    if not isinstance(result, (AccuracyResult, SweepResult)):
+        return out
+    bound = published.bound_for(result)
     if bound is not None:  # (a result that was not measured has none)
         out["documented"] = {"max_ulp": bound.max_ulp, "library": bound.library,
                              "source": bound.source,

@@ -18,6 +18,8 @@ def _cell(result: AccuracyResult | None, region: str | None) -> str:
         return "ERROR"
     if result.all_nan:
         return "all NaN"
+    if result.figures is None:
+        return fmt_ulp(None)  # "not measured"
     figures = result.figures if region is None else result.figures.region(region)
     return "" if figures is None else f"{fmt_max(figures)} / {fmt_ulp(figures.mean_ulp)}"
 
@@ -230,7 +232,7 @@ def worst_path_rows(results: list) -> tuple[list[str], list[list]]:
                  and p.max_ulp > r.bulk_max_ulp]
         if not worse:
             continue
-        top = max(p.max_ulp for p in worse)
+        top = max(p.max_ulp for p in worse if p.max_ulp is not None)
         names = [p.name for p in worse if p.max_ulp == top]
         e = next((p.examples[0] for p in worse if p.max_ulp == top and p.examples), None)
         body.append([r.identity.id, r.identity.function, r.identity.dtype,
@@ -282,7 +284,7 @@ def documented_rows(results: list) -> tuple[list[str], list[list]]:
     body = []
     for r in _measured(results):
         bound = published.bound_for(r)
-        if bound is None:
+        if bound is None or r.figures is None:
             continue
         body.append([r.identity.id, r.identity.function, r.identity.dtype,
                      f"{bound.max_ulp:g}",
@@ -301,7 +303,8 @@ def plain(header: list[str], body: list[list], width: int = WIDTH) -> str:
     is never cut, and a row is still named in every block."""
     widths = [max(len(str(c)) for c in col) for col in zip(header, *body)] if body else \
         [len(h) for h in header]
-    blocks, current = [], []
+    blocks: list[list[int]] = []
+    current: list[int] = []
     keys = min(KEYS, len(header))
     used = sum(widths[:keys]) + 2 * keys
     for i in range(keys, len(header)):

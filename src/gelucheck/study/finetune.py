@@ -38,7 +38,8 @@ def fine_tune(model, activation, train: tuple, test: tuple, epochs: tuple[int, .
     order = torch.Generator().manual_seed(seed + FINE_TUNE_STREAM)
     out, done = {}, 0
     for k in sorted(epochs):
-        train_epochs(tuned, activation, *train, k - done, optimizer, batch_size, order)
+        train_epochs(tuned, activation, train[0], train[1], k - done, optimizer, batch_size,
+                     order)
         done = k
         out[k] = accuracy(tuned, *test, activation)
     return out

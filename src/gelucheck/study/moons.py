@@ -7,10 +7,14 @@ the same data from the same weights in the same order: the comparison is paired.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .activations import ACTIVATIONS, DEFAULT
+
+if TYPE_CHECKING:  # (torch loads when a study runs, not when gelucheck does)
+    import torch
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,7 @@ def network(config: Config, seed: int):
 
 @dataclass
 class Trained:
-    model: object
+    model: torch.nn.Module
     val_loss: list[float]
     val_accuracy: list[float]
     test_loss: float

@@ -3,6 +3,7 @@ training): decision boundaries of one seed, every seed's accuracy, learning curv
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any  # (matplotlib figures: matplotlib loads only when drawing)
 
 import numpy as np
 
@@ -89,7 +90,7 @@ def learning_curves(study: dict):
     return fig
 
 
-def figures(study: dict) -> list[tuple[str, object]]:
+def figures(study: dict) -> list[tuple[str, Any]]:
     return [("decision boundaries", boundaries(study)),
             ("test accuracy per seed", seed_accuracies(study)),
             ("learning curves", learning_curves(study))]

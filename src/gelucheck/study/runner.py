@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -99,13 +100,13 @@ def run_seed(config: Config, seed: int, keep_weights: bool) -> dict:
     split = data(config, seed)
     x_test, y_test = torch.from_numpy(split.x_test), torch.from_numpy(split.y_test)
     x_train, y_train = torch.from_numpy(split.x_train), torch.from_numpy(split.y_train)
-    record = {"seed": seed, "data": {k: len(v) for k, v in split.index.items()},
+    record: dict[str, Any] = {"seed": seed, "data": {k: len(v) for k, v in split.index.items()},
               "runs": {}, "swaps": []}
     models = {}
     for a in config.activations:
         t = train(config, split, seed, a)
         models[a] = t.model
-        pre = []
+        pre: list[torch.Tensor] = []
         with torch.no_grad():
             t.model(x_test, pre=pre)
         values = torch.cat([p.flatten() for p in pre])
@@ -243,8 +244,8 @@ def activation_drift(swap: Swap, lo: float, hi: float) -> dict:
     from ..formats import FLOAT32
     from ..functions import GELU
 
-    x = table(FLOAT32, GELU).x
-    x = torch.from_numpy(x[(x >= lo) & (x <= hi)])
+    stored = table(FLOAT32, GELU).x
+    x = torch.from_numpy(stored[(stored >= lo) & (stored <= hi)])
     with torch.no_grad():
         d = (swap.function()(x) - ACTIVATIONS[swap.trained].make()(x)).abs()
     i = int(d.argmax())

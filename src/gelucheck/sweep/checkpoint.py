@@ -12,23 +12,25 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from ..errors import UsageError
 from .stats import ChunkStats
+from .worker import Meta
 
 
 class CheckpointError(UsageError):
     """A checkpoint that does not belong to this sweep, or is damaged."""
 
 
-def _digest(data) -> str:
+def _digest(data: object) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 class Checkpoint:
     """Finished tasks of one sweep in ``directory`` (None: nothing is kept)."""
 
-    def __init__(self, directory: str | Path | None, meta: dict):
+    def __init__(self, directory: str | Path | None, meta: Meta):
         self.directory = Path(directory) if directory else None
         self.meta = meta
         self.sweep_digest = _digest(meta)
@@ -55,7 +57,7 @@ class Checkpoint:
             path.write_text(json.dumps(meta, indent=1))
 
     @staticmethod
-    def _read(path: Path) -> dict:
+    def _read(path: Path) -> dict[str, Any]:
         try:
             data = json.loads(path.read_text())
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -65,14 +67,15 @@ class Checkpoint:
             raise CheckpointError(f"checkpoint file {path} is not a gelucheck checkpoint")
         return data
 
-    def _path(self, task: tuple[int, int]) -> Path:
-        return self.directory / f"task_{task[0]:08x}_{task[1]:08x}.json"
+    @staticmethod
+    def _path(directory: Path, task: tuple[int, int]) -> Path:
+        return directory / f"task_{task[0]:08x}_{task[1]:08x}.json"
 
     def done(self, task: tuple[int, int]) -> ChunkStats | None:
         """The result of a finished task, checked; None when it has not run."""
-        if self.directory is None or not self._path(task).exists():
+        if self.directory is None or not self._path(self.directory, task).exists():
             return None
-        path = self._path(task)
+        path = self._path(self.directory, task)
         saved = self._read(path)
         result = saved.get("result")
         if saved.get("checksum") != _digest([saved.get("sweep"), result]):
@@ -82,8 +85,10 @@ class Checkpoint:
             raise CheckpointError(f"checkpoint file {path} was written by another sweep (other "
                                   "implementations, versions or range); delete it or use "
                                   "another --checkpoint folder")
-        if not isinstance(result, dict) or [result.get("start"), result.get("stop")] != \
-                list(task):
+        if not isinstance(result, dict):
+            raise CheckpointError(f"checkpoint file {path} holds no task's statistics; delete "
+                                  "it to recompute that task")
+        if [result.get("start"), result.get("stop")] != list(task):
             raise CheckpointError(f"checkpoint file {path} holds the task "
                                   f"{[result.get('start'), result.get('stop')]}, not {list(task)} "
                                   "(copied over another task's name?)")
@@ -96,7 +101,7 @@ class Checkpoint:
     def save(self, stats: ChunkStats) -> None:
         if self.directory is None:
             return
-        path = self._path((stats.start, stats.stop))
+        path = self._path(self.directory, (stats.start, stats.stop))
         result = stats.to_data()
         saved = {"sweep": self.sweep_digest, "result": result,
                  "checksum": _digest([self.sweep_digest, result])}

@@ -3,6 +3,7 @@ every implementation against it (scoring.py), reduced to typed statistics (stats
 merge across blocks, tasks and workers."""
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import replace
@@ -230,79 +231,87 @@ def _known_run(impls: Sequence[Implementation], function: Function, start: int, 
     that span, for evaluate to go on span by span with evaluate_block, which makes only the
     others (all of them again where an output shares the inputs' memory, which a rewrite for
     the next span may have changed: at most once per run)."""
-    clock = time.perf_counter()
-    run = Run(start, stop - start)
-    known = known_part(function, run)
-    region = _one_region(run[0], run[-1])
-    done = {key_of(impl): _Spent() for impl in impls}
-    setup = time.perf_counter() - clock
-
-    def figures(end: int) -> ChunkStats | None:
-        return _known_figures(function, known, region, done, start, end, setup)
-
+    known = _KnownRun(function, impls, start, stop)
     a = start
     while a < stop:
         b = min(a + KNOWN_SPAN, stop)
         inputs.following = b if b < stop else following
         x = inputs.block(a, b).view(np.float32)
-        calls, check_s = [], []  # each implementation's, counted once all of them match
+        calls: list[Call] = []  # each implementation's, counted once all of them match
+        check_s: list[float] = []
         for position, impl in enumerate(impls, 1):
             try:
                 made = call(impl, x, a, inputs if position == len(impls) else None)
             except ImplementationError:  # evaluate_block records it
                 inputs.holds = None
-                return figures(a), a, _reusable(calls, inputs)
+                return known.figures(a), a, _reusable(calls, inputs)
             checked = time.perf_counter()
             calls.append(made)
-            if not known.matches_run(made.y, a):
-                return figures(a), a, _reusable(calls, inputs)
+            if not known.known.matches_run(made.y, a):
+                return known.figures(a), a, _reusable(calls, inputs)
             check_s.append(time.perf_counter() - checked)
-        for spent, made, checking in zip(done.values(), calls, check_s):
-            spent.add(made, checking, first=a == start)
+        for key, made, checking in zip(map(key_of, impls), calls, check_s):
+            known.spent[key].add(made, checking, first=a == start)
         a = b
-    return figures(stop), stop, []
+    return known.figures(stop), stop, []
+
+
+class _KnownRun:
+    """A run of closed-form spans from ``start`` (block_plan's: one region, one Known) and
+    each implementation's part of it so far."""
+
+    def __init__(self, function: Function, impls: Sequence[Implementation], start: int,
+                 stop: int):
+        clock = time.perf_counter()
+        run = Run(start, stop - start)
+        known, region = known_part(function, run), _one_region(run[0], run[-1])
+        if known is None or region is None:
+            raise ValueError(f"[{start:#x}, {stop:#x}) is no closed-form run of {function}")
+        self.function, self.start, self.known, self.region = function, start, known, region
+        self.spent = {key_of(impl): _Spent() for impl in impls}
+        self.setup_s = time.perf_counter() - clock
+
+    def figures(self, stop: int) -> ChunkStats | None:
+        """The figures of [start, stop), where every implementation returned the closed
+        form's results; None for none."""
+        if stop == self.start:
+            return None
+        begun = time.perf_counter()
+        figures = known_figures(self.known, Run(self.start, stop - self.start), self.start,
+                                self.region)  # alike for all of them
+        closed_form_s = time.perf_counter() - begun  # (the first one's check: as an alias's)
+        outcomes: dict[str, Outcome] = {}
+        for key, spent in self.spent.items():
+            outcomes[key] = replace(
+                figures, computed=spent.first if figures.whole.worst_bits == self.start
+                else spent.last, eval_s=spent.eval_s, guard_s=spent.guard_s,
+                check_s=spent.check_s + closed_form_s)
+            closed_form_s = 0.0
+        return ChunkStats(self.function.name, self.start, stop, 0, self.setup_s, outcomes)
 
 
 class _Spent:
     """An implementation's part of a run so far: its times, and its outputs at the run's
     first input and at the last input of the spans done (the worst error lies at an end)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.eval_s = self.guard_s = self.check_s = 0.0
-        self.first = self.last = None
+        self.first = self.last = math.nan
 
-    def add(self, call: Call, check_s: float, first: bool) -> None:
-        """One more span, whose call is ``call`` (``first``: the run's first span)."""
-        self.eval_s += call.eval_s
-        self.guard_s += call.guard_s
+    def add(self, made: Call, check_s: float, first: bool) -> None:
+        """One more span, whose call is ``made`` (``first``: the run's first span)."""
+        self.eval_s += made.eval_s
+        self.guard_s += made.guard_s
         self.check_s += check_s
         if first:
-            self.first = float(call.y[0])
-        self.last = float(call.y[-1])
+            self.first = float(made.y[0])
+        self.last = float(made.y[-1])
 
 
 def _reusable(calls: list[Call], inputs: Inputs) -> list[Call]:
     """The calls, unless an output shares the inputs' memory (an implementation that returns
     its input): then none, made again."""
     return [] if any(np.may_share_memory(c.y, inputs.array) for c in calls) else calls
-
-
-def _known_figures(function: Function, known: Known, region: str, done: dict[str, _Spent],
-                   start: int, stop: int, setup: float) -> ChunkStats | None:
-    """_known_run's figures for [start, stop), where every implementation returned the
-    closed form's results (``done``: their times and outputs at the ends); None for none."""
-    if stop == start:
-        return None
-    clock = time.perf_counter()
-    figures = known_figures(known, Run(start, stop - start), start, region)  # alike for all
-    closed_form_s = time.perf_counter() - clock  # (the first one's check: as for an alias)
-    outcomes: dict[str, Outcome] = {}
-    for key, spent in done.items():
-        outcomes[key] = replace(
-            figures, computed=spent.first if figures.whole.worst_bits == start else spent.last,
-            eval_s=spent.eval_s, guard_s=spent.guard_s, check_s=spent.check_s + closed_form_s)
-        closed_form_s = 0.0
-    return ChunkStats(function.name, start, stop, 0, setup, outcomes)
 
 
 def _same(a: np.ndarray, b: np.ndarray) -> bool:

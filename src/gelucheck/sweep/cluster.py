@@ -16,16 +16,19 @@ import logging
 import os
 import socket
 from collections.abc import Callable
+from typing import Any  # (Dask's client and cluster: distributed loads when used)
 
-from ..functions import get_function
+from ..backends import Implementation
+from ..functions import Function, get_function
 from .stats import ChunkStats
-from .worker import _WORKER, SweepError, _init_worker, _meta, _run_task
+from .worker import _WORKER, Meta, Spec, SweepError, _init_worker, _meta, _run_task
 
-_READY: dict = {}  # per worker process: the sweep its implementations were resolved for
+# per worker process: the sweep its implementations were resolved for
+_READY: dict[str, tuple[str, str]] = {}
 
 
-def run_task(specs: list[dict], function: str, task: tuple[int, int],
-             meta: dict) -> ChunkStats:
+def run_task(specs: list[Spec], function: str, task: tuple[int, int],
+             meta: Meta) -> ChunkStats:
     """One task, on a worker: the implementations resolved once per process and sweep,
     checked against the versions the sweep was planned with, then the task evaluated."""
     key = (json.dumps(specs, sort_keys=True), function)
@@ -42,7 +45,7 @@ def run_task(specs: list[dict], function: str, task: tuple[int, int],
     return _run_task(task)
 
 
-def _client(scheduler: str | None, workers: int):
+def _client(scheduler: str | None, workers: int) -> tuple[Any, Any]:
     """(a Dask client, the local cluster it owns or None) for ``scheduler``, else a local
     cluster of ``workers`` processes with one thread each."""
     from distributed import Client, LocalCluster
@@ -64,7 +67,7 @@ def _client(scheduler: str | None, workers: int):
     return Client(cluster), cluster
 
 
-def run(specs: list[dict], function: str, pending: list[tuple[int, int]], meta: dict,
+def run(specs: list[Spec], function: str, pending: list[tuple[int, int]], meta: Meta,
         done: Callable[[ChunkStats], None], scheduler: str | None, workers: int,
         say: Callable[[str], None]) -> None:
     """Every pending task on the cluster, ``done`` called with each result as it comes."""
@@ -89,7 +92,7 @@ def run(specs: list[dict], function: str, pending: list[tuple[int, int]], meta: 
             cluster.close()
 
 
-def spec_of(impl, framework: str = "numpy") -> dict:
+def spec_of(impl: Implementation, framework: str = "numpy") -> Spec:
     """What a worker rebuilds ``impl`` from (worker.resolve): a backend's by its id, a user's
     callable by its MOD:FN and how it is called."""
     if impl.backend == "user":
@@ -98,7 +101,8 @@ def spec_of(impl, framework: str = "numpy") -> dict:
     return {"kind": "builtin", "impl": impl.id, "function": impl.function.name}
 
 
-def evaluate_on(scheduler: str, impls: list, function, task: tuple[int, int],
+def evaluate_on(scheduler: str, impls: list[Implementation], function: str | Function,
+                task: tuple[int, int],
                 framework: str = "numpy") -> ChunkStats:
     """One task of ``impls`` on the Dask cluster at ``scheduler`` (the pytest plugin's
     exhaustive items with --gelucheck-scheduler): what chunk.evaluate gives here."""

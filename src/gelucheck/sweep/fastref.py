@@ -175,6 +175,7 @@ SERIES_TERMS = 18
 @cache
 def _series(function: Function) -> tuple[float, float, np.ndarray]:
     """(x* high, x* low, Taylor coefficients c1.. of the derivative about x*)."""
+    assert function.derivative_of is not None, function  # (only derivatives have a series)
     x_star = minimum(get_function(function.derivative_of), 40)[0]
     with mpmath.mp.workdps(60):
         coefficients = mpmath.taylor(function.mp, x_star, SERIES_TERMS)
@@ -262,10 +263,10 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
         _off_half(v[tiny], x64[tiny])
         unit[tiny] = np.where(x64[tiny] < 0, 2.0**-25, 2.0**-24)  # the side of 1/2: x's sign
         unit[flat] = 2.0**-23  # just above 1: the binade [1, 2)
-    middle = [slice(a, b), slice(c, d)]
+    middle: list[slice | tuple[slice, np.ndarray]] = [slice(a, b), slice(c, d)]
     if function in COMPILED and loops.kernels():
         return np.concatenate([np.flatnonzero(_compiled_middle(function, x64[s], v[s], unit[s]))
-                               + s.start for s in middle])
+                               + s.start for s in (slice(a, b), slice(c, d))])
     if function.family == DERIVATIVE:  # the window about x* is a part of its own
         centre = _series(function)[0]
         lo, hi = (int(i) for i in np.searchsorted(
@@ -400,8 +401,8 @@ def warm_kernels(functions=None) -> float | None:
     begun = time.perf_counter()
     wanted = (COMPILED + erf_reference.FUNCTIONS if functions is None
               else [get_function(f) for f in functions])
-    wanted = {GELU if f == PHI else f for f in wanted}  # Φ's loops are GELU's (a flag)
-    middles = [f for f in COMPILED if f in wanted]
+    loops_of = {GELU if f == PHI else f for f in wanted}  # Φ's loops are GELU's (a flag)
+    middles = [f for f in COMPILED if f in loops_of]
     x32 = np.array([0.5, 0.75], dtype=np.float32)
     # Φ's own fit (x > 0) and R's (x = -6, -9), the series' range, GELU′'s window about x*
     for x in (x32, -12 * x32[::-1], -x32[::-1], 11 * x32, -20 * x32[::-1],
@@ -410,11 +411,12 @@ def warm_kernels(functions=None) -> float | None:
         for function in middles:
             _compiled_middle(function, x, v, unit)
     for function in erf_reference.FUNCTIONS:
-        if function in wanted:
+        if function in loops_of:
             erf_reference.fill(function, x32, v, unit)
     loops.kernels().score(x32, v, unit)
     loops.kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
-    known_part(PHI, x32 * 2.0**-40).matches(x32, x32)
+    if (tiny := known_part(PHI, x32 * 2.0**-40)) is not None:
+        tiny.matches(x32, x32)
     if GELU in middles:  # the closed forms' parts of Φ and GELU only
         loops.kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
         loops.kernels().outer_block(x32 * 40, -0.0, True, v, unit)
@@ -512,16 +514,16 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
                                               (False, False, True)):
             if b > a:
                 loops.kernels().tanh_block(x[a:b], RELATIVE_BOUND, subnormal, limited, v[a:b],
-                                     unit[a:b], doubt[a:b])
+                                           unit[a:b], doubt[a:b])
         return doubt
     first, last = _piece(float(x[0])), _piece(float(x[-1]))
-    bounds = [0, len(x)]
+    bounds: list[int] = [0, len(x)]
     if first != last:
         edges = [_piece_start(p) for p in range(min(first, last) + 1, max(first, last) + 1)]
-        cuts = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
+        found = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
         if x[0] < 0:  # |x| descends along x: cut positions from the other end
-            cuts = len(x) - cuts[::-1]
-        bounds = [0, *cuts.tolist(), len(x)]
+            found = len(x) - found[::-1]
+        bounds = [0, *found.tolist(), len(x)]
     ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
     gelu = function == GELU
     series = loops.kernels().SERIES_PIECES

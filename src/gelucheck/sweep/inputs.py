@@ -26,7 +26,7 @@ class Inputs:
     block's (``following``: where that starts) - a write pass less per block, and the test's
     read then costs little more (docs/design.md, The sweep)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.array = np.empty(KNOWN_SPAN, dtype=np.uint32)
         self.following: int | None = None  # the next block's start, if it is this task's
         self.holds: tuple[int, int] | None = None  # (first encoding, count) written already
@@ -48,7 +48,8 @@ class Run:
 
     def __init__(self, start: int, n: int):
         self.start, self.n = start, n
-        self._values = {}  # index: value - the closed form reads each end a few times
+        # index: value - the closed form reads each end a few times
+        self._values: dict[int, float] = {}
 
     def __len__(self) -> int:
         return self.n
@@ -107,19 +108,20 @@ class Guard:
     def __init__(self, first: int, inputs: Inputs | None = None):
         self.first, self.seconds, self.inputs = first, 0.0, inputs
 
-    def __call__(self, x: np.ndarray, out=None) -> bool:
+    def __call__(self, x: np.ndarray, out: object = None) -> bool:
         """Whether x is intact; and, for a block's last implementation (``inputs`` given)
         whose outputs ``out`` are an array of their own, x rewritten as the next block's
         inputs in the same pass - unless it was not intact (then partly: the sweep writes
         the block's inputs again)."""
         begun = time.perf_counter()
-        following = self.inputs.following if self.inputs is not None else None
+        inputs = self.inputs
+        following = inputs.following if inputs is not None else None
         compiled = loops.kernels()
-        if (following is not None and compiled is not None and isinstance(out, np.ndarray)
-                and not np.may_share_memory(out, x)):
+        if (inputs is not None and following is not None and compiled is not None
+                and isinstance(out, np.ndarray) and not np.may_share_memory(out, x)):
             intact = bool(compiled.consecutive_then(x.view(np.uint32), np.uint32(self.first),
                                                     np.uint32(following)))
-            self.inputs.holds = (following, len(x)) if intact else None
+            inputs.holds = (following, len(x)) if intact else None
         else:
             intact = consecutive(x, self.first)
         self.seconds += time.perf_counter() - begun

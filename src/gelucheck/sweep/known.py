@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
+from typing import Any, Protocol
 
 import mpmath
 import numpy as np
@@ -25,6 +26,15 @@ from ..functions import (
 from . import loops
 from .constants import PHI0, K
 from .edges import FAR_LEFT, far_value, right_edge, right_value
+
+
+class Indexed(Protocol):
+    """A run's inputs as the closed forms read them: an array of float32, or anything indexed
+    alike (inputs.Run, which reads each input off its encoding)."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, i: int, /) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -93,16 +103,15 @@ class Known:
             return bool(compiled.consecutive(y.view(np.uint32), np.uint32(first)))
         return None
 
-    # x below: the run's inputs, an array or anything indexed alike (chunk's Run)
-    def residual(self, x: np.ndarray, i: int) -> float:
+    def residual(self, x: Indexed, i: int) -> float:
         """r at the input x[i]: the exact value minus the expected result."""
         return self.offset + self.slope * float(x[i]) ** self.power
 
-    def error(self, x: np.ndarray, i: int) -> float:
+    def error(self, x: Indexed, i: int) -> float:
         """The error of expected[i], in ulps of the exact value."""
         return abs(self.residual(x, i)) / self.unit * (2 if i == self.doubled else 1)
 
-    def error_sum(self, x: np.ndarray) -> float:
+    def error_sum(self, x: Indexed) -> float:
         """The sum of the errors over the run, whose |x| are a0, a0 + step, ... (a binade's
         equal spacing, or r = 0): sums of an arithmetic progression's powers, in closed form.
         r keeps its sign, so Σ|r| = |Σr|."""
@@ -145,7 +154,7 @@ def _pdf_offset() -> float:
         return float(1 / mpmath.sqrt(2 * mpmath.pi) - mpmath.mpf(float(np.float32(PHI0))))
 
 
-def _tiny_part(function: Function, x: np.ndarray) -> Known:
+def _tiny_part(function: Function, x: Indexed) -> Known:
     """|x| in [2^-124, KNOWN_TINY) within one binade."""
     negative = bool(np.signbit(x[0]))
     slope, power = _TINY_SLOPE[function]
@@ -186,7 +195,7 @@ def is_known(function: Function, first: float, last: float) -> bool:
     return known_kind(function, first, last) is not None
 
 
-def known_part(function: str | Function, x: np.ndarray) -> Known | None:
+def known_part(function: str | Function, x: Indexed) -> Known | None:
     """The results and errors in closed form on a run that is_known; None elsewhere."""
     function = get_function(function)
     kind = known_kind(function, float(x[0]), float(x[-1])) if len(x) else None
@@ -203,7 +212,7 @@ def _outer_part(function: Function, kind: str) -> Known:
         return Known(0, _encoding(far_value(function)))
     x = np.zeros(0)  # a stand-in: GELU's value there is x itself
     value = right_value(function, x)
-    return Known(1, 0) if value is x else Known(0, _encoding(value))
+    return Known(1, 0) if value is x else Known(0, _encoding(float(value)))
 
 
 def _encoding(value: float) -> int:

@@ -22,7 +22,16 @@ from .checkpoint import Checkpoint
 from .chunk import finite_ranges
 from .fastref import warm_kernels
 from .stats import ChunkStats, merge_all, results
-from .worker import TASK, SweepError, _init_worker, _meta, _restore_threads, _run_task, resolve
+from .worker import (
+    TASK,
+    Spec,
+    SweepError,
+    _init_worker,
+    _meta,
+    _restore_threads,
+    _run_task,
+    resolve,
+)
 
 
 def check_function(function: Function) -> None:
@@ -95,7 +104,7 @@ def _fork_server():
 
 
 @contextmanager
-def _workers(count: int, specs: list[dict], function: Function):
+def _workers(count: int, specs: list[Spec], function: Function):
     """A pool of ``count`` worker processes (None for one: this process works alone), forked
     from the fork server (_fork_server: sweep starts it before it resolves the
     implementations), ready as the tasks are submitted. Where there is no fork server
@@ -137,7 +146,7 @@ def _in_processes(pool: ProcessPoolExecutor, pending: list[tuple[int, int]], don
                          "if given: rerun with it to resume") from None
 
 
-def sweep(specs: list[dict], function: Function, span: tuple[int, int], workers: int = 1,
+def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers: int = 1,
           checkpoint: str | Path | None = None, progress: bool = True, engine: str = "local",
           scheduler: str | None = None) -> list[SweepResult]:
     """The sweep's results; its tasks run here (one worker), over a local pool of processes

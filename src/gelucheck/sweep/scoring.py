@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 
 from . import loops
-from .known import Known
+from .known import Indexed, Known
 from .stats import BINS, Figures, ImplStats, histogram, total
 
 Regions = Sequence[tuple[str, slice]]  # chunk.region_slices: each region's part of a block
@@ -69,7 +69,7 @@ def score(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> Score:
     """The comparison of outputs y with the reference: one compiled pass that writes nothing,
     or NumPy's passes over the errors."""
     if (compiled := loops.kernels()) is not None:
-        return Score(*compiled.score(y, v, unit))
+        return Score._make(compiled.score(y, v, unit))
     d, err = errors(y, v, unit)
     total_ulp = float(err.sum())
     infinite = 0
@@ -77,8 +77,8 @@ def score(y: np.ndarray, v: np.ndarray, unit: np.ndarray) -> Score:
         finite = np.isfinite(err)
         infinite, total_ulp = int(err.size - np.count_nonzero(finite)), float(err[finite].sum())
     worst, largest = int(np.argmax(err)), int(np.argmax(d))  # argmax: the first NaN
-    return Score(total_ulp, infinite, int(np.count_nonzero(err > 0.5)),
-                 *(int(np.count_nonzero(err >= k)) for k in (1.0, 2.0, 4.0)),
+    one, two, four = (int(np.count_nonzero(err >= k)) for k in (1.0, 2.0, 4.0))
+    return Score(total_ulp, infinite, int(np.count_nonzero(err > 0.5)), one, two, four,
                  float(err[worst]), worst, float(d[largest]), largest)
 
 
@@ -196,7 +196,7 @@ class Rounded:
                        + int(np.count_nonzero(e > 0.5)))
 
 
-def known_figures(known: Known, x, first: int, region: str) -> ImplStats:
+def known_figures(known: Known, x: Indexed, first: int, region: str) -> ImplStats:
     """What dense_figures gives, in closed form, for outputs that are ``known``'s results on a
     run of inputs x (an array or an inputs.Run) from the encoding ``first`` on, in one region:
     no error is above 1/2. |r| is monotone in |x|, so the largest error lies at an end of the

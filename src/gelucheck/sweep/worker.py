@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+from typing import Any, TypedDict
 
 from .. import __version__
 from ..backends import Implementation, backend_version, find, get_backend, load_user
@@ -23,7 +24,22 @@ class SweepError(UsageError):
     """A sweep that cannot run as asked, with the reason."""
 
 
-def resolve(spec: dict) -> list[Implementation]:
+class Spec(TypedDict, total=False):
+    """What a worker rebuilds an implementation from (picklable, and JSON for Dask): a
+    backend's, by its id, or a user's callable, by its MOD:FN and how it is called."""
+
+    kind: str  # "builtin" or "user"
+    impl: str
+    function: str
+    framework: str
+    device: str
+    autograd: bool
+
+
+Meta = dict[str, Any]  # _meta's: what makes two sweeps the same
+
+
+def resolve(spec: Spec) -> list[Implementation]:
     """Implementations from a picklable spec (workers rebuild them from it): a user's
     callable, or a backend's implementations of the function - one (``backend:name``) or
     all (``backend``). An unknown or unavailable one is a usage error naming the choices."""
@@ -61,7 +77,7 @@ def _tune_process() -> int | None:
         import torch
     except ImportError:
         return None
-    before = torch.get_num_threads()
+    before = int(torch.get_num_threads())  # (torch: Any where it is not installed)
     torch.set_num_threads(1)  # one process per core already
     return before
 
@@ -74,10 +90,11 @@ def _restore_threads(count: int | None) -> None:
         torch.set_num_threads(count)
 
 
-_WORKER: dict = {}
+_WORKER: dict[str, Any] = {}
 
 
-def _init_worker(specs: list[dict], function: str, env: dict | None = None) -> int | None:
+def _init_worker(specs: list[Spec], function: str,
+                 env: dict[str, str] | None = None) -> int | None:
     """This process made a sweep's worker (or the sweep's own, when it works alone): the
     implementations resolved, the compiled loops loaded. ``env``: the sweep's environment,
     for a worker forked from the fork server, which holds that of the process's first sweep
@@ -98,7 +115,7 @@ def _run_task(task: tuple[int, int]) -> ChunkStats:
     return evaluate(_WORKER["impls"], _WORKER["function"], *task)
 
 
-def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]) -> dict:
+def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]) -> Meta:
     """What makes two sweeps the same: their results may be merged only then."""
     return {"format_version": FORMAT_VERSION, "gelucheck": __version__,
             "function": function.name,
