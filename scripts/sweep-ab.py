@@ -22,7 +22,7 @@ import sys
 import time
 
 from gelucheck.functions import get_function
-from gelucheck.sweep import chunk, fastref, proofs, worker
+from gelucheck.sweep import chunk, proofs, reference, worker
 
 ROUNDS = 3
 _WORKER = {}
@@ -47,7 +47,7 @@ def _start(spec: str, function_name: str, config: dict) -> None:
     _WORKER["impls"] = [i for one in spec.split("+") for i in
                         worker.resolve({"kind": "builtin", "impl": one, "function": function.name})]
     _WORKER["function"] = function
-    fastref.warm_kernels()
+    reference.warm()
     proofs.warm_proofs()
 
 

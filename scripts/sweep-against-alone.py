@@ -30,10 +30,10 @@ _WORKER = {}
 
 
 def _start(spec: str, function: str) -> None:
-    from gelucheck.sweep import fastref, loops, worker
+    from gelucheck.sweep import loops, reference, worker
 
     worker._tune_process()
-    fastref.warm_kernels()
+    reference.warm()
     _WORKER["impls"] = worker.resolve({"kind": "builtin", "impl": spec, "function": function})
     _WORKER["kernels"] = loops.kernels()
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
-from gelucheck.sweep import chunk, fastref, worker
+from gelucheck.sweep import chunk, reference, worker
 from gelucheck.sweep.inputs import encodings
 from gelucheck.sweep.known import is_known
 
@@ -31,7 +31,7 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
     worker._tune_process()
     function = get_function(function_name)
     impls = worker.resolve({"kind": "builtin", "impl": spec, "function": function.name})
-    fastref.warm_kernels()
+    reference.warm()
     parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
     tasks_parts = defaultdict(lambda: np.zeros(5))  # the same by task, outside closed form
     task_ends = {}  # task: (first, last) encoding outside closed form
@@ -55,7 +55,7 @@ def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) 
         ends = FLOAT32.from_bits(np.array([a, b - 1], dtype=np.uint32))
         if is_known(function, float(ends[0]), float(ends[1])):
             kind = "known"
-        elif fastref.one_compiled_run(function, float(ends[0]), float(ends[1])):
+        elif reference.one_compiled_run(function, float(ends[0]), float(ends[1])):
             kind = "compiled"
         else:
             kind = "other"

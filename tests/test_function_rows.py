@@ -125,12 +125,12 @@ def test_a_row_without_data_is_refused_with_the_command_that_builds_it(monkeypat
 
 
 def test_a_row_whose_sweep_module_has_no_reference_for_it_is_refused_by_name():
-    from gelucheck.sweep.runner import check_function
+    from gelucheck.sweep.reference import require
 
     unswept = Function("phi_thrice", "Φ(3x): a row with no fast reference", functions.CDF,
                        lambda x: TOY.mp(x))
     with pytest.raises(UsageError, match="gelucheck.sweep.fastref, which its row names, "
                        "computes no reference for it"):
-        check_function(unswept)
+        require(unswept)
     with pytest.raises(UsageError, match="no exhaustive sweep of phi_twice: a toy"):
-        check_function(TOY)
+        require(TOY)

@@ -13,7 +13,7 @@ from gelucheck.cli import main
 from gelucheck.commands.sweep import _timing
 from gelucheck.formats import FLOAT32, FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
-from gelucheck.sweep import chunk, edges, fastref, loops, proofs, runner, scoring
+from gelucheck.sweep import chunk, edges, fastref, loops, proofs, reference, runner, scoring
 from gelucheck.sweep import stats as sweep_stats
 from gelucheck.sweep.checkpoint import CheckpointError
 from gelucheck.sweep.known import KNOWN_TINY, known_part
@@ -39,11 +39,11 @@ def _importable(monkeypatch, request):
 
 
 def _bound_holds(function, x, exact):
-    fast = fastref.reference(function, x)[0]
+    fast = reference.values(function, x)[0]
     scale = _size(function, x, exact)
     # the fast value, or mpmath's where it was uncertain: within the bound (plus float64's
     # own rounding of the exact value)
-    bound = fastref.relative_bound(function)
+    bound = reference.relative_bound(function)
     return np.abs(fast - exact) <= bound * scale + 2.0**-53 * np.abs(exact)
 
 
@@ -72,10 +72,10 @@ def test_measured_worst_error_is_well_inside_the_bound(sweep_path):
     """The margin the docstrings promise: the fast float64 path is 2^4 or more inside."""
     tab = reference_data.table("float32", "gelu")
     for function in FUNCTIONS:
-        v = fastref.reference(function, tab.x)[0]
+        v = reference.values(function, tab.x)[0]
         e = tab.exact(function)
         rel = np.abs(v - e) / _size(function, tab.x, e)
-        assert rel.max() < fastref.relative_bound(function) / 16, function
+        assert rel.max() < reference.relative_bound(function) / 16, function
 
 
 def test_units_agree_with_the_stored_residuals(sweep_path):
@@ -85,7 +85,7 @@ def test_units_agree_with_the_stored_residuals(sweep_path):
 
     tab = reference_data.table("float32", "gelu")
     for function in FUNCTIONS:
-        _, unit, _ = fastref.reference(function, tab.x)
+        _, unit, _ = reference.values(function, tab.x)
         exact = reference_data.exact(tab, function)
         assert np.array_equal(unit, _ulp_of_exact(exact, FLOAT32)), function
 
@@ -294,7 +294,7 @@ def test_mpmath_is_the_fallback_near_midpoints():
     """An input whose float64 value lies within the bound of a float32 midpoint is resolved
     by mpmath: GELU(x) for a subnormal odd x is a hair above the tie x/2 (by x²φ(0))."""
     x = FLOAT32.from_bits(np.array([0x00000003, 0x80000003], dtype=np.uint32))
-    v, unit, _ = fastref.reference("gelu", x)
+    v, unit, _ = reference.values("gelu", x)
     with mpmath.mp.workprec(400):
         exact = [mpmath.mpf(float(t)) * mpmath.ncdf(mpmath.mpf(float(t))) for t in x]
     for vi, e, xi in zip(v, exact, x):
@@ -413,7 +413,7 @@ def test_bit_space_scoring_equals_measuring_every_input(start):
     are correctly rounded, off by an ulp, NaN, of the other zero's sign, or wholly wrong."""
     bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
     x = bits.view(np.float32)
-    v, unit, _ = fastref.reference("gelu", x, monotone=True)
+    v, unit, _ = reference.values("gelu", x, monotone=True)
     regions = chunk.region_slices(x)
     rounded = v.astype(np.float32)
     rng = np.random.default_rng(start)
@@ -514,7 +514,7 @@ def test_the_exact_part_is_the_reference_rounded(function, where):
     start = EXACT_PART_BLOCKS[where]
     x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
     known = known_part(function, x)
-    v, _, _ = fastref.reference(function, x, monotone=True)
+    v, _, _ = reference.values(function, x, monotone=True)
     assert known is not None and known.offset == known.slope == 0
     results = known.expected(x)
     assert np.array_equal(results.view(np.uint32), v.astype(np.float32).view(np.uint32))
@@ -624,12 +624,13 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
     those of measuring every input (scoring.dense_figures) - exactly where the errors are
     zero, to the float64 reference's accuracy (2^-16 ulp an input) near zero."""
     calls = []
-    monkeypatch.setattr(chunk, "reference", lambda *a, **k: calls.append(1) or
-                        fastref.reference(*a, **k))
+    values = reference.values
+    monkeypatch.setattr(reference, "values", lambda *a, **k: calls.append(1) or
+                        values(*a, **k))
     start = {**EXACT_PART_BLOCKS, **TINY_BLOCKS}[where]
     bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
     x = bits.view(np.float32)
-    v, unit, _ = fastref.reference(function, x, monotone=True)
+    v, unit, _ = values(function, x, monotone=True)
     y = v.astype(np.float32)
     if outputs == "one-off":
         y[123] = np.nextafter(y[123], np.float32(np.inf))
@@ -672,7 +673,7 @@ def test_arb_and_mpmath_resolve_the_close_calls_alike(function, monkeypatch):
         x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
         x64 = np.sort(x.astype(np.float64))
         v, unit = np.empty_like(x64), np.empty_like(x64)
-        close += x64[fastref._fill(f, x64, v, unit)].tolist()
+        close += x64[fastref.fill(f, x64, v, unit)].tolist()
     assert len(close) >= 3
     for xi in close:
         mp = correctly_rounded(f, xi, FLOAT32)
@@ -686,9 +687,9 @@ def test_the_reference_without_arb_is_the_same(monkeypatch):
     (the NumPy reference, whose wider bound leaves close calls in one block)."""
     monkeypatch.setattr(loops, "kernels", lambda: None)
     x = np.arange(0xC0900000, 0xC0900000 + chunk.BLOCK, dtype=np.uint32).view(np.float32)
-    with_arb = fastref.reference("gelu", x, monotone=True)
+    with_arb = reference.values("gelu", x, monotone=True)
     monkeypatch.setattr(proofs, "arb_installed", lambda: False)
-    without = fastref.reference("gelu", x, monotone=True)
+    without = reference.values("gelu", x, monotone=True)
     assert with_arb[2] == without[2] > 0
     for a, b in zip(with_arb[:2], without[:2]):
         assert np.array_equal(a.view(np.int64), b.view(np.int64))
@@ -704,7 +705,7 @@ def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):
     start = 0xBF900000
     bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
     x = bits.view(np.float32)
-    v, unit, _ = fastref.reference("gelu", x, monotone=True)
+    v, unit, _ = reference.values("gelu", x, monotone=True)
     y = v.astype(np.float32)
     y[::50] = np.nextafter(y[::50], np.float32(np.inf))
     other = y.copy()
@@ -891,7 +892,7 @@ def test_a_sweep_of_an_unknown_implementation_is_refused_before_the_loops_load(m
     from gelucheck.errors import UsageError
 
     loaded = []
-    monkeypatch.setattr(runner, "warm_kernels", lambda *a: loaded.append(1))
+    monkeypatch.setattr(runner, "warm", lambda *a: loaded.append(1))
     with pytest.raises(UsageError, match="numpy offers"):
         runner.sweep([{"kind": "builtin", "impl": "numpy:nothing", "function": "gelu"}],
                      "gelu", (0x3F800000, 0x3F810000), progress=False)

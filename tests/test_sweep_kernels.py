@@ -17,7 +17,16 @@ from gelucheck.errors import ReferenceDataError
 from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
 from gelucheck.reference.mpref import correctly_rounded
-from gelucheck.sweep import chunk, edges, erf_reference, fastref, loops, phi_table, scoring
+from gelucheck.sweep import (
+    chunk,
+    edges,
+    erf_reference,
+    fastref,
+    loops,
+    phi_table,
+    reference,
+    scoring,
+)
 from gelucheck.sweep.known import KNOWN_TINY, known_part
 from sweep_figures import plain
 
@@ -73,7 +82,7 @@ def test_compiled_loops_are_16_times_inside_their_bound(function):
                 x = x[x <= edges.right_edge(f)]
             if len(x):
                 worst = max(worst, _worst_relative(f, x))
-    assert worst < fastref.relative_bound(f) / 16, math.log2(worst)
+    assert worst < reference.relative_bound(f) / 16, math.log2(worst)
 
 
 def _worst_relative(f, x):
@@ -100,7 +109,7 @@ def test_the_derivatives_bound_is_relative_to_the_value_and_tighter_than_numpys(
     take it as."""
     _kernels()
     for name in ("phi_grad", "gelu_grad"):
-        assert fastref.relative_bound(name) == fastref.DERIVATIVE_BOUND < fastref.RELATIVE_BOUND
+        assert reference.relative_bound(name) == fastref.DERIVATIVE_BOUND < fastref.RELATIVE_BOUND
 
 
 def test_gelu_grad_right_of_one_and_a_half_leaves_no_close_call_at_one():
@@ -141,7 +150,7 @@ def test_the_series_near_zero_is_16_times_inside_the_bound(function):
                                  *([np.nextafter(e, np.float32(0)), e] for e in edges)])
     magnitudes = np.unique(magnitudes.astype(np.float32))
     worst = max(_worst_relative(f, (sign * magnitudes).astype(np.float32)) for sign in (-1, 1))
-    assert worst < fastref.relative_bound(f) / 16, math.log2(worst)
+    assert worst < reference.relative_bound(f) / 16, math.log2(worst)
 
 
 @pytest.mark.parametrize("table", phi_table.TABLES, ids=lambda t: t.path.stem)
@@ -187,10 +196,10 @@ def test_the_close_calls_it_leaves_are_resolved_to_mpmaths_rounding(function, st
     x = np.arange(start, start + (1 << 24), dtype=np.uint32).view(np.float32)
     x = x if x[0] > 0 else x[::-1]  # ascending
     doubt = np.flatnonzero(_phi_block(function, x)[2])
-    assert 0 < len(doubt) < 4 * fastref.relative_bound(function) * 2.0**51
+    assert 0 < len(doubt) < 4 * reference.relative_bound(function) * 2.0**51
     for i in doubt[:8]:
         block = x[i - 5:i + 5]
-        v, unit, slow = fastref.reference(function, block, monotone=True)
+        v, unit, slow = reference.values(function, block, monotone=True)
         assert slow >= 1
         exact = correctly_rounded(function, float(x[i]), FLOAT32)
         assert np.float32(v[5]).view(np.uint32) == exact.bits
@@ -491,10 +500,10 @@ def test_the_tiny_and_outer_parts_are_numpys_bit_for_bit(function, start, monkey
     path's values and units, bit for bit, and no close call."""
     _kernels()
     x = np.arange(start, start + 3000, dtype=np.uint32).view(np.float32)
-    assert fastref.one_compiled_run(get_function(function), float(x[0]), float(x[-1]))
-    compiled = fastref.reference(function, x, monotone=True)
+    assert reference.one_compiled_run(get_function(function), float(x[0]), float(x[-1]))
+    compiled = reference.values(function, x, monotone=True)
     monkeypatch.setattr(loops, "kernels", lambda: None)
-    numpy = fastref.reference(function, x, monotone=True)
+    numpy = reference.values(function, x, monotone=True)
     for a, b in zip(compiled[:2], numpy[:2]):
         assert np.array_equal(a.view(np.int64), b.view(np.int64))
     assert compiled[2] == numpy[2] == 0
@@ -578,6 +587,6 @@ def test_the_loops_are_handed_contiguous_float32_whatever_the_caller_holds(monke
     shuffled = np.random.default_rng(3).permutation(x)
     for function in (*fastref.COMPILED, *erf_reference.FUNCTIONS):
         for given in (x[::-1], shuffled, x.astype(np.float64)[::-1]):
-            fastref.reference(function, given)
+            reference.values(function, given)
     assert len(handed) > 50
     assert set(handed) == {(np.dtype(np.float32), True)}

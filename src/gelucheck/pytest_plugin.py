@@ -261,7 +261,8 @@ def _consistency_params(metafunc):
 def _sweep_params(metafunc):
     from .errors import UsageError
     from .formats import FLOAT32
-    from .sweep.runner import check_function, parse_range, tasks
+    from .sweep.reference import require
+    from .sweep.runner import parse_range, tasks
 
     impls, _, skipped = _selected_implementations(metafunc.config)
     impls = [i for i in impls if FLOAT32 in i.dtypes]
@@ -272,7 +273,7 @@ def _sweep_params(metafunc):
     params, refused = [], []
     for fn, group in by_function.items():
         try:
-            check_function(fn)
+            require(fn)
         except UsageError as exc:  # (no numba for erf's loops, say): skipped with the reason
             refused.append(pytest.param(None, marks=[pytest.mark.skip(reason=str(exc)),
                                                      pytest.mark.exhaustive],

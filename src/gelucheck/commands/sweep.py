@@ -51,11 +51,12 @@ def add(sub) -> None:
 def run(args) -> int:
     from .. import output_files, published
     from ..report import jsonio, tables
-    from ..sweep.runner import check_dtype, check_function, parse_range, sweep
+    from ..sweep.reference import require
+    from ..sweep.runner import check_dtype, parse_range, sweep
     from ..sweep.worker import Spec
 
     check_dtype(args.dtype)
-    check_function(args.function)  # erf's: the C library checked, before any work
+    require(args.function)  # erf's: the C library checked, before any work
     span = parse_range(args.range)
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")

@@ -14,8 +14,7 @@ from ..backends import Implementation, ImplementationError
 from ..checks.regions import REGIONS
 from ..formats import FLOAT32
 from ..functions import Function, get_function
-from . import fastref
-from .fastref import reference
+from . import reference
 from .inputs import KNOWN_SPAN, Call, Inputs, Run, call, encodings
 from .known import Known, is_known, known_part
 from .scoring import Regions, Rounded, dense_figures, known_figures
@@ -52,7 +51,7 @@ def region_slices(x: np.ndarray) -> list[tuple[str, slice]]:
 
 
 BLOCK = 1 << 17  # inner block: NumPy's temporaries stay in cache and in malloc's free lists
-# Where one compiled loop computes the reference (fastref.one_compiled_run) a block's work is
+# Where one compiled loop computes the reference (reference.one_compiled_run) a block's work is
 # arithmetic, not memory: twice as large halves the Python around it per input (2^19 no
 # faster, 2^20 slower: the arrays leave the cache)
 COMPILED_BLOCK = 1 << 18
@@ -106,7 +105,7 @@ def block_plan(function: Function, start: int, stop: int) -> list[tuple[int, int
             out.append((a, b, _one_region(first, last) is not None))
         else:
             b = min(a + COMPILED_BLOCK, stop)
-            if not fastref.one_compiled_run(function, first, FLOAT32.value_of(b - 1)):
+            if not reference.one_compiled_run(function, first, FLOAT32.value_of(b - 1)):
                 b = min(a + BLOCK, stop)
             out.append((a, b, False))
         a = b
@@ -130,7 +129,7 @@ class _Reference:
             if self.inputs is not None and self.inputs.holds is not None:  # the last guard
                 encodings(self.start, self.start + len(self.bits), self.bits)  # wrote the
                 self.inputs.holds = None  # next block's inputs: this block's again
-            v, unit, self.n_slow = reference(self.function, self.bits.view(np.float32),
+            v, unit, self.n_slow = reference.values(self.function, self.bits.view(np.float32),
                                              monotone=True)
             self._values = v, unit
             self.seconds += time.perf_counter() - begun

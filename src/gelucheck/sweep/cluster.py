@@ -20,8 +20,9 @@ from typing import Any  # (Dask's client and cluster: distributed loads when use
 
 from ..backends import Implementation
 from ..functions import Function, get_function
+from .reference import SweepError
 from .stats import ChunkStats
-from .worker import _WORKER, Meta, Spec, SweepError, _init_worker, _meta, _run_task
+from .worker import _WORKER, Meta, Spec, _init_worker, _meta, _run_task
 
 # per worker process: the sweep its implementations were resolved for
 _READY: dict[str, tuple[str, str]] = {}

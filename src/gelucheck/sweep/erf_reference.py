@@ -59,9 +59,39 @@ def library_error(function: Function) -> tuple[float, float]:
     return float(error[worst]), float(x[finite][worst])
 
 
+def compiled_run(function: Function, x: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(v, unit, doubt) of any monotone run, its loops' (SweepReference): None without
+    numba (require has refused the sweep then)."""
+    if loops.erf_kernels() is None:
+        return None
+    v, unit = np.empty(len(x)), np.empty(len(x))
+    return v, unit, doubts(function, x, v, unit)
+
+
+def one_compiled_run(function: Function, a: float, b: float) -> bool:
+    """Its loops take any monotone run (SweepReference)."""
+    return loops.erf_kernels() is not None
+
+
+def relative_bound(function: Function) -> float:
+    return BOUND
+
+
+def warm(functions: tuple[Function, ...]) -> None:
+    """Its loops made ready for these functions (SweepReference)."""
+    if loops.erf_kernels() is None:
+        return
+    x32 = np.array([0.5, 0.75], dtype=np.float32)
+    v, unit = np.empty(2), np.empty(2)
+    for function in functions:
+        fill(function, x32, v, unit)
+
+
 def fill(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
     """v and unit at monotone float32 inputs x (or float64 holding float32 values), as
-    fastref's _fill gives them; returns the indices whose rounding the bound leaves open, for
+    fastref.fill gives them (SweepReference); returns the indices whose rounding the bound
+    leaves open, for
     the proofs."""
     return np.flatnonzero(doubts(function, x, v, unit))
 

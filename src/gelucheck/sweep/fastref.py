@@ -22,7 +22,6 @@ erfc's argument rounding dominates) and 2^-45.3 for the tanh form; 2^-40 leaves 
 """
 from __future__ import annotations
 
-import time
 from functools import cache
 
 import mpmath
@@ -44,7 +43,7 @@ from ..functions import (
     get_function,
 )
 from ..reference.mpref import minimum
-from . import erf_reference, loops, phi_table
+from . import loops, phi_table
 from .constants import (
     CUBIC,
     DROPPED,
@@ -63,8 +62,7 @@ from .edges import (
     right_edge,
     right_reference,
 )
-from .known import known_kind, known_part
-from .proofs import resolve_all
+from .known import known_kind
 
 RELATIVE_BOUND = 2.0**-40
 # The compiled Φ and GELU (kernels.phi_block) err by at most this, relative: measured against
@@ -297,10 +295,9 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
     return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 
-def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
-    """v and unit for an ascending float64 x; returns the indices that need mpmath."""
-    if function in erf_reference.FUNCTIONS:
-        return erf_reference.fill(function, x64, v, unit)
+def fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
+    """v and unit for an ascending float64 x; returns the indices that need mpmath
+    (SweepReference)."""
     if function in SMOOTH:
         return _fill_smooth(function, x64, v, unit)
     parts = _parts(x64, function)
@@ -352,86 +349,35 @@ def _fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) 
     return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 
-_NONE = np.zeros(0, dtype=np.int64)  # no input to resolve
+def require(function: Function) -> None:
+    """Nothing to refuse: without numba the NumPy formulas serve (SweepReference)."""
 
 
-def reference(function: str | Function, x: np.ndarray,
-              monotone: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
-    """(v, unit, slow): float64 values of the function at float32 inputs, float32's ulp of
-    the exact values, and how many inputs were resolved (Arb or mpmath) because the fast
-    value was uncertain.
-    Fastest for a monotone x (a run of encodings of one sign: say so with ``monotone``, which
-    skips the check); any order is accepted."""
-    function = get_function(function)
-    if monotone and (block := _compiled_run(function, x)) is not None:
-        v, unit, doubt = block
-        slow = np.flatnonzero(doubt) if doubt.any() else _NONE  # any(): 3 us, not 7.5
-        resolve_all(function, x, slow, v, unit)
-        return v, unit, len(slow)
-    x64 = x.astype(np.float64)
-    descending = len(x64) > 1 and x64[0] > x64[-1]
-    order = None
-    if descending:
-        x64 = x64[::-1]
-    if not monotone and len(x64) > 1 and not np.all(x64[1:] >= x64[:-1]):
-        order = np.argsort(x64, kind="stable")
-        x64 = x64[order]
-    v = np.empty_like(x64)
-    unit = np.empty_like(x64)
-    slow = _fill(function, x64, v, unit)
-    resolve_all(function, x64, slow, v, unit)
-    if order is not None:
-        inverse = np.empty_like(order)
-        inverse[order] = np.arange(len(order))
-        v, unit = v[inverse], unit[inverse]
-    if descending:
-        # copied in x's order: the comparison's passes over a reversed view were up to 3x slower
-        v, unit = np.ascontiguousarray(v[::-1]), np.ascontiguousarray(unit[::-1])
-    return v, unit, len(slow)
-
-
-def warm_kernels(functions=None) -> float | None:
-    """Compile the loops (or load them from numba's disk cache) and the coefficient table
-    before any block is timed; the seconds it took, or None without numba. ``functions``:
-    those whose loops to make ready, besides those every sweep runs (all where None): compiled
-    the first time after install, loaded from numba's disk cache after (docs/commands/sweep.md
-    gives the times)."""
-    if loops.kernels() is None:
-        return None
-    begun = time.perf_counter()
-    wanted = (COMPILED + erf_reference.FUNCTIONS if functions is None
-              else [get_function(f) for f in functions])
-    loops_of = {GELU if f == PHI else f for f in wanted}  # Φ's loops are GELU's (a flag)
+def warm(functions: tuple[Function, ...]) -> None:
+    """The compiled loops of these functions (Φ's are GELU's, with a flag) made ready before
+    any block is timed: each piece of the middle, the series, x*'s window, the closed forms'
+    parts of Φ and GELU (SweepReference)."""
+    compiled = loops.kernels()
+    if compiled is None:
+        return
+    loops_of = {GELU if f == PHI else f for f in functions}
     middles = [f for f in COMPILED if f in loops_of]
     x32 = np.array([0.5, 0.75], dtype=np.float32)
+    v, unit = np.empty(2), np.empty(2)
     # Φ's own fit (x > 0) and R's (x = -6, -9), the series' range, GELU′'s window about x*
     for x in (x32, -12 * x32[::-1], -x32[::-1], 11 * x32, -20 * x32[::-1],
-              *(x32 * edge / 2 for edge, _ in loops.kernels().SERIES_PIECES)):
-        v, unit = np.empty(2), np.empty(2)
+              *(x32 * edge / 2 for edge, _ in compiled.SERIES_PIECES)):
         for function in middles:
             _compiled_middle(function, x, v, unit)
-    for function in erf_reference.FUNCTIONS:
-        if function in loops_of:
-            erf_reference.fill(function, x32, v, unit)
-    loops.kernels().score(x32, v, unit)
-    loops.kernels().histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
-    if (tiny := known_part(PHI, x32 * 2.0**-40)) is not None:
-        tiny.matches(x32, x32)
     if GELU in middles:  # the closed forms' parts of Φ and GELU only
-        loops.kernels().tiny_block(x32 * 2.0**-40, True, v, unit)
-        loops.kernels().outer_block(x32 * 40, -0.0, True, v, unit)
-    bits = np.empty(2, dtype=np.uint32)
-    loops.kernels().encodings(bits, np.uint32(1))
-    loops.kernels().consecutive(bits, np.uint32(1))
-    loops.kernels().consecutive_then(bits, np.uint32(1), np.uint32(3))
-    return time.perf_counter() - begun
+        compiled.tiny_block(x32 * 2.0**-40, True, v, unit)
+        compiled.outer_block(x32 * 40, -0.0, True, v, unit)
 
 
-def relative_bound(function: str | Function) -> float:
+def relative_bound(function: Function) -> float:
     """The bound of the fast value's error, relative (to the size of the terms, for the
     derivatives in NumPy; to the value, which is no larger, where compiled): tighter where
     the compiled loops compute it."""
-    function = get_function(function)
     if loops.kernels() is None or function not in COMPILED or function in (GELU_TANH,
                                                                       GELU_TANH_GRAD):
         return RELATIVE_BOUND  # (the tanh form's loops compute NumPy's formulas)
@@ -583,14 +529,12 @@ def _tanh_grad_edges() -> tuple[float, ...]:
 
 
 def one_compiled_run(function: Function, a: float, b: float) -> bool:
-    """Whether one loop of _compiled_run computes a monotone run of inputs from a to b."""
-    if function in erf_reference.FUNCTIONS:
-        return loops.erf_kernels() is not None  # its loops take any monotone run
+    """Whether one loop of compiled_run computes a monotone run of inputs from a to b."""
     if function not in COMPILED or not loops.kernels():
         return False
     lo, hi = sorted((a, b))
     if function in (PHI, GELU) and (-TINY < lo and hi <= TINY or _outer(function, lo, hi)):
-        return True  # as _fill computes them
+        return True  # as fill computes them
     middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= right_edge(function)
     if function == GELU_TANH:
         edges = (TANH_NORMAL_ABOVE, TANH_LIMITED_FROM)
@@ -602,20 +546,18 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
 
 def _outer(function: Function, a: float, b: float) -> bool:
     """Whether the inputs from a to b (either order) all lie in the far left or all right of
-    saturation (for Φ and GELU, _fill's parts "far" and "high"): known_part's outer runs."""
+    saturation (for Φ and GELU, fill's parts "far" and "high"): known_part's outer runs."""
     return known_kind(function, a, b) in ("far", "right")
 
 
-def _compiled_run(function: Function, x: np.ndarray):
+def compiled_run(function: Function, x: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside the tiny part, the far
     left or the right of saturation, or of those or GELU′ or φ inputs inside one part of the
     middle and one piece of the compiled loops, from one loop in x's own order (no float64
     copy, no reversal); None for any other run, or without numba."""
     if not len(x):
         return None
-    if function in erf_reference.FUNCTIONS and loops.erf_kernels():  # any monotone run
-        v, unit = np.empty(len(x)), np.empty(len(x))
-        return v, unit, erf_reference.doubts(function, x, v, unit)
     first, last = float(x[0]), float(x[-1])
     if not one_compiled_run(function, first, last):
         return None

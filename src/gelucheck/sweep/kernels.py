@@ -485,7 +485,7 @@ def _horner(c, t):
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def tiny_block(x, gelu, v, unit):
-    """fastref._fill's part |x| <= 2^-30 for Φ (1/2 + φ(0)·x, one float64 step off 1/2 on
+    """fastref.fill's part |x| <= 2^-30 for Φ (1/2 + φ(0)·x, one float64 step off 1/2 on
     x's side where float64 lost the x term) or GELU (x·(1/2 + φ(0)·x), nudged one float64 ulp
     towards +inf where float64 lost the x² term), operation for operation (no fused
     multiply-add), into v and unit; no value there is in doubt."""
@@ -507,7 +507,7 @@ def tiny_block(x, gelu, v, unit):
 
 @njit(cache=True, error_model="numpy", nogil=True)
 def outer_block(x, far, gelu, v, unit):
-    """fastref._fill's far left and right of saturation for Φ or GELU, value for value, into
+    """fastref.fill's far left and right of saturation for Φ or GELU, value for value, into
     v and unit: the far left's ``far`` (TAIL_FLOOR with the function's sign) with the quantum
     as unit; right, the float64 below Φ's 1 (unit 2^-24) or below GELU's x, whose float32 ulp
     is halved at a power of two - the exact value lies below those, just inside the binade."""

@@ -6,11 +6,11 @@ Importing torch starts no thread, so the workers forked after it are sound; JAX,
 and ONNX Runtime may start threads, and each worker imports those itself after the fork."""
 import contextlib
 
-from .fastref import warm_kernels
 from .proofs import warm_proofs
+from .reference import warm
 
 with contextlib.suppress(ImportError):
     import torch  # noqa: F401
 
-warm_kernels([])  # (the sweep's process compiles a function's own meanwhile, the first time)
+warm([])  # (the sweep's process compiles a function's own meanwhile, the first time)
 warm_proofs()

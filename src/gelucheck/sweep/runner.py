@@ -2,7 +2,6 @@
 checkpointed per task so that an interrupted sweep resumes where it stopped."""
 from __future__ import annotations
 
-import importlib
 import multiprocessing
 import os
 import sys
@@ -20,36 +19,17 @@ from ..results import SweepResult
 from . import ENGINES
 from .checkpoint import Checkpoint
 from .chunk import finite_ranges
-from .fastref import warm_kernels
+from .reference import SweepError, warm
 from .stats import ChunkStats, merge_all, results
 from .worker import (
     TASK,
     Spec,
-    SweepError,
     _init_worker,
     _meta,
     _restore_threads,
     _run_task,
     resolve,
 )
-
-
-def check_function(function: Function) -> None:
-    """A clear error, before any work, where the function cannot be swept: its row says why
-    not, the module its row names computes no reference for it, or that module cannot here
-    (erf's: no numba, or a C library beyond its bound)."""
-    function.require_sweep()
-    name = f"gelucheck.sweep.{function.sweep_reference}"
-    try:
-        module = importlib.import_module(name)
-    except ImportError as exc:
-        raise SweepError(f"no exhaustive sweep of {function.name}: its row names {name}, "
-                         f"which cannot be imported ({exc})") from None
-    if function not in getattr(module, "FUNCTIONS", ()):
-        raise SweepError(f"no exhaustive sweep of {function.name}: {name}, which its row names, "
-                         "computes no reference for it (docs/design.md, Adding a function)")
-    if hasattr(module, "require"):
-        module.require(function)
 
 
 def parse_range(text: str | None) -> tuple[int, int]:
@@ -170,7 +150,7 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
     impls = [i for s in specs for i in resolve(s)]
     if not impls:
         raise SweepError(f"no implementation of {function} to sweep in {specs}")
-    compile_s = warm_kernels([function])  # compiled once, here, before the workers load them
+    compile_s = warm([function])  # compiled once, here, before the workers load them
     meta = _meta(function, impls, span)
     dask = engine == "dask" and (workers > 1 or remote)
     with _workers(1 if dask else workers, specs, function) as pool:

@@ -9,19 +9,14 @@ from typing import Any, TypedDict
 
 from .. import __version__
 from ..backends import Implementation, backend_version, find, get_backend, load_user
-from ..errors import UsageError
 from ..functions import Function, get_function
 from .chunk import evaluate, hex32
-from .fastref import warm_kernels
 from .proofs import warm_proofs
+from .reference import SweepError, warm
 from .stats import ChunkStats, key_of
 
 TASK = 1 << 24  # encodings per task: 256 tasks for all of float32, each a checkpoint
 FORMAT_VERSION = 2  # 2: typed statistics (stats.ChunkStats.to_data)
-
-
-class SweepError(UsageError):
-    """A sweep that cannot run as asked, with the reason."""
 
 
 class Spec(TypedDict, total=False):
@@ -103,7 +98,7 @@ def _init_worker(specs: list[Spec], function: str,
         os.environ.clear()
         os.environ.update(env)
     threads = _tune_process()
-    warm_kernels([function])  # loaded from the disk cache the parent filled, before any
+    warm([function])  # loaded from the disk cache the parent filled, before any
     # block is timed
     warm_proofs()
     _WORKER["impls"] = [i for s in specs for i in resolve(s)]
