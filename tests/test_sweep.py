@@ -466,6 +466,9 @@ def test_profile_prints_where_the_time_went(capsys):
     (other,), (total,) = figures(r"other \(merging blocks, bookkeeping\) (-?\d+\.\d+)"), \
         figures(r"total (\d+\.\d+)")
     assert other >= 0 and sum(parts) + other == pytest.approx(total, abs=0.0004)
+    # one task, run here: the engine's cost is what the run took beyond the task
+    assert re.search(r"engine: 1 tasks in this process, 1 worker\(s\): \d+\.\d{3} s per task",
+                     out)
 
 
 def test_the_compile_time_is_shown_apart_and_kept_in_the_json(tmp_path, capsys, sweep_path):
@@ -481,6 +484,11 @@ def test_the_compile_time_is_shown_apart_and_kept_in_the_json(tmp_path, capsys, 
     (result,) = json.loads(path.read_text())["results"]
     assert ("compile_s" in result) == compiled
     assert not compiled or 0 < result["compile_s"] < 120
+    assert result["engine"]["name"] == "here" and result["engine"]["tasks"] == 1
+    assert result["engine"]["overhead_s"] >= 0
+    from gelucheck.results import SweepResult
+
+    assert SweepResult.from_json(result).engine == result["engine"]
 
 
 # Blocks wholly in the far left (x <= -20; the tanh form's from -12) or in the right part

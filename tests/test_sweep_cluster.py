@@ -81,9 +81,11 @@ def _sweep(cwd: Path, *options: str) -> subprocess.CompletedProcess:
 
 
 def _figures(path: Path) -> list[dict]:
-    """The results without their timings (which no two runs share) and the count of inputs
-    computed in this run (the plugin's merge does not time its chunks)."""
-    return [{k: v for k, v in r.items() if not k.endswith("_s") and k != "n_evaluated"}
+    """The results without their timings (which no two runs share), the count of inputs
+    computed in this run (the plugin's merge does not time its chunks) and how the run's
+    tasks ran."""
+    return [{k: v for k, v in r.items()
+             if not k.endswith("_s") and k not in ("n_evaluated", "engine")}
             for r in json.loads(path.read_text())["results"]]
 
 
@@ -113,6 +115,9 @@ def test_a_worker_killed_mid_sweep_changes_no_figure(cluster, tmp_path):
     assert victim.wait() == -signal.SIGKILL
     assert "Dask scheduler tcp://127.0.0.1:" in err
     assert _figures(tmp_path / "dask.json") == _figures(tmp_path / "alone.json")
+    engine = json.loads((tmp_path / "dask.json").read_text())["results"][0]["engine"]
+    assert engine["name"] == "dask" and engine["workers"] == 1  # the one left
+    assert engine["tasks"] == 8 and engine["overhead_s"] >= 0  # all of them in this run
 
 
 def test_the_plugin_s_exhaustive_items_run_their_chunks_on_the_cluster(cluster, tmp_path):

@@ -23,6 +23,8 @@ from . import published
 from .budgets import DEFAULT_MAX_ULP
 
 if TYPE_CHECKING:
+    from .backends import Implementation
+    from .functions import Function
     from .sweep.stats import ChunkStats
 from .report import jsonio, tables
 from .shared_options import (
@@ -267,7 +269,7 @@ def _sweep_params(metafunc):
     impls, _, skipped = _selected_implementations(metafunc.config)
     impls = [i for i in impls if FLOAT32 in i.dtypes]
     span = parse_range(metafunc.config.getoption("--gelucheck-sweep-range"))
-    by_function = {}
+    by_function: dict[Function, list[Implementation]] = {}
     for i in impls:
         by_function.setdefault(i.function, []).append(i)
     params, refused = [], []
@@ -384,7 +386,7 @@ class Collector:
         terminalreporter.section("gelucheck exhaustive float32 sweep")
         for line in self.sweep_verdicts:
             terminalreporter.write_line(line)
-        covered = {f: sum(c["stop"] - c["start"] for c in cs) for f, cs in self.chunks.items()}
+        covered = {f: sum(c.stop - c.start for c in cs) for f, cs in self.chunks.items()}
         for r in merged:
             function = r.identity.function
             if r.figures is None:

@@ -414,6 +414,10 @@ class SweepResult:
     compile_s: float | None = None  # the compiled loops' compile or cache load, before the sweep
     task_s: float = 0.0  # the tasks' whole time: the parts above, merging and bookkeeping
     guard_s: float = 0.0  # testing that the implementation left its inputs intact
+    # how this run's tasks ran: {"name": here | local | dask, "workers", "tasks", and
+    # "overhead_s": the workers' wall time not spent in a task (start, dispatch, transfer,
+    # idle at the end)}; None where nothing was computed in this run
+    engine: dict | None = None
 
     kind = "sweep"
 
@@ -449,6 +453,8 @@ class SweepResult:
             out["n_evaluated"] = self.n_evaluated
         if self.compile_s is not None:
             out["compile_s"] = self.compile_s
+        if self.engine is not None:
+            out["engine"] = self.engine
         return out
 
     @classmethod
@@ -460,7 +466,7 @@ class SweepResult:
                    d.get("n_slow_reference", 0), failure, figures, d.get("histogram"),
                    d.get("eval_s", 0.0), d.get("check_s", 0.0), d.get("reference_s", 0.0),
                    d.get("wall_s"), d.get("n_evaluated"), d.get("compile_s"),
-                   d.get("task_s", 0.0), d.get("guard_s", 0.0))
+                   d.get("task_s", 0.0), d.get("guard_s", 0.0), d.get("engine"))
 
 
 @dataclass

@@ -109,7 +109,7 @@ def onednn_off():
     import torch
 
     enabled = torch.backends.mkldnn.enabled
-    torch.backends.mkldnn.enabled = False
+    torch.backends.mkldnn.enabled = False  # type: ignore[assignment]  # (torch's stub: a property)
     try:
         yield
     finally:

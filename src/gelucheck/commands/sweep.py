@@ -122,6 +122,13 @@ def _sweep_profile(results) -> None:
     print(f"  other (merging blocks, bookkeeping) {total - parts:.4f}")
     print(f"  total {total:.4f} = {total / evals:.2f} x the implementations' own time; "
           f"{total / (reference + evals):.2f} x (one reference + their evaluations)")
+    engine = measured[0].engine
+    if engine is not None:
+        where = {"here": "in this process", "local": "on a local pool",
+                 "dask": "on Dask"}.get(engine["name"], engine["name"])
+        print(f"  engine: {engine['tasks']} tasks {where}, {engine['workers']} worker(s): "
+              f"{engine['overhead_s'] / engine['tasks']:.3f} s per task of workers' time "
+              "outside the tasks (starting, dispatch, transfer, waiting for the last)")
     if measured[0].compile_s is not None:
         print(f"  not in these figures: the compiled loops ready in {measured[0].compile_s:.2f} s "
               "before the sweep (numba compiles them once, then loads its disk cache)")

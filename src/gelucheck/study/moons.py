@@ -6,6 +6,7 @@ the same data from the same weights in the same order: the comparison is paired.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -87,12 +88,14 @@ def network(config: Config, seed: int):
             super().__init__()
             sizes = (2, *config.hidden, 2)
             self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
-            self.activation = None
+            self.activation: Callable | None = None  # set once trained with one
 
         def forward(self, x, activation=None, pre=None):
             """Logits; ``activation`` replaces the trained one (a swap); ``pre`` collects
             each hidden layer's pre-activations."""
             act = activation or self.activation
+            if act is None:
+                raise ValueError("the network has no activation yet: train() sets it")
             for layer in self.layers[:-1]:
                 x = layer(x)
                 if pre is not None:

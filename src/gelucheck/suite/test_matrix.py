@@ -100,6 +100,7 @@ def test_tanh_drift(drift_case):
     slack = np.max(np.abs(a - A)[finite]) + np.max(np.abs(b - B)[finite])
     assert abs(measured - truth) <= slack * (1 + 1e-12) + 1e-300
     result = drift.backend_drift(exact_impl, tanh_impl, fmt)
+    assert result.figures is not None, result.failure
     assert result.figures.max_abs == pytest.approx(measured, rel=1e-12)
     assert 0 <= result.figures.differ_fraction <= 1
 

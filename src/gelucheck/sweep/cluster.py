@@ -70,8 +70,9 @@ def _client(scheduler: str | None, workers: int) -> tuple[Any, Any]:
 
 def run(specs: list[Spec], function: str, pending: list[tuple[int, int]], meta: Meta,
         done: Callable[[ChunkStats], None], scheduler: str | None, workers: int,
-        say: Callable[[str], None]) -> None:
-    """Every pending task on the cluster, ``done`` called with each result as it comes."""
+        say: Callable[[str], None]) -> int:
+    """Every pending task on the cluster, ``done`` called with each result as it comes;
+    returns how many worker threads the cluster had at the end."""
     try:
         from distributed import as_completed
     except ImportError:
@@ -87,6 +88,8 @@ def run(specs: list[Spec], function: str, pending: list[tuple[int, int]], meta: 
                    for task in pending]
         for future in as_completed(futures):
             done(future.result())
+        held = client.scheduler_info().get("workers", {}).values()
+        return sum(int(w.get("nthreads", 1)) for w in held)
     finally:
         client.close()
         if cluster is not None:

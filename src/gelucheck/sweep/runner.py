@@ -162,18 +162,22 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
                            unit="input")
         bar.update(sum(r.stop - r.start for r in finished))
         start = time.perf_counter()
+        computed: list[ChunkStats] = []  # this run's tasks
 
         def done(result: ChunkStats) -> None:
             store.save(result)
             finished.append(result)
+            computed.append(result)
             bar.update(result.stop - result.start)
 
         if dask and pending:
             from . import cluster
 
-            cluster.run(specs, function.name, pending, meta, done, scheduler, workers,
-                        say=lambda line: bar.write(line, file=sys.stderr))
+            used = ("dask", cluster.run(specs, function.name, pending, meta, done, scheduler,
+                                        workers,
+                                        say=lambda line: bar.write(line, file=sys.stderr)))
         elif pool is None or len(pending) <= 1:
+            used = ("here", 1)
             threads = _init_worker(specs, function.name)
             try:
                 for t in pending:
@@ -181,7 +185,9 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
             finally:  # a library's caller (the pytest plugin) keeps its torch as it was
                 _restore_threads(threads)
         else:
+            used = ("local", workers)
             _in_processes(pool, pending, done)
+        ran = time.perf_counter() - start
     bar.close()
     merged = merge_all(finished)
     if merged is None:  # (tasks() of a span parse_range accepted is never empty)
@@ -192,4 +198,14 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
         r.wall_s = wall
         r.n_evaluated = sum(b - a for a, b in pending)  # this run's, not the checkpointed
         r.compile_s = compile_s if pending else None
+        r.engine = _engine(used, ran, computed) if computed else None
     return out
+
+
+def _engine(used: tuple[str, int], wall_s: float, computed: list[ChunkStats]) -> dict:
+    """What running this run's tasks cost beyond the tasks themselves: the workers' wall time
+    (each worker's, from the first submission to the last result) less the tasks' own."""
+    name, workers = used
+    spent = sum(c.task_s for c in computed)
+    return {"name": name, "workers": workers, "tasks": len(computed),
+            "overhead_s": max(workers * wall_s - spent, 0.0)}
