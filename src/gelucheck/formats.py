@@ -100,7 +100,7 @@ class Format:
 
     def value_of(self, bits: int) -> float:
         """The value of one encoding as a Python float: from_bits for one input without
-        NumPy's per-call cost (1 us, against 0.2; a sweep reads a dozen a block)."""
+        NumPy's per-call cost (a sweep reads a dozen a block)."""
         if self.name == "bfloat16":  # float32's upper half
             return _VALUE_OF[32].unpack((bits << 16).to_bytes(4, "little"))[0]
         return _VALUE_OF[self.bits].unpack(bits.to_bytes(self.bits // 8, "little"))[0]
@@ -164,8 +164,8 @@ _BY_DTYPE: dict[np.dtype, Format] = {f.dtype: f for f in FORMATS.values()}
 
 def get_format(name: str | Format | np.dtype) -> Format:
     """Look a format up by name or NumPy dtype, with an error that lists the valid names.
-    (A dtype is looked up as itself: ``dtype.name`` costs 1.5 us, paid by every block of a
-    sweep.)"""
+    (A dtype is looked up as itself, not by ``dtype.name``, which every block of a sweep
+    would pay for.)"""
     if isinstance(name, Format):
         return name
     if isinstance(name, np.dtype):

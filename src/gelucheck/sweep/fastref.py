@@ -317,7 +317,7 @@ def fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -
         vt += 0.5
         vt *= xt
         # where float64 lost the x² term (vt is x/2), one float64 ulp towards it (towards
-        # +inf), on the encoding: np.nextafter costs 10x more here
+        # +inf), on the encoding (np.nextafter costs far more here)
         step = np.where(vt > 0, 1, -1)
         step *= vt == xt * 0.5
         step *= xt != 0

@@ -70,7 +70,7 @@ def encodings(start: int, stop: int, into: np.ndarray | None = None) -> np.ndarr
     if (compiled := loops.kernels()) is not None:
         compiled.encodings(out, np.uint32(start))
     else:
-        np.add(_OFFSETS[:stop - start], np.uint32(start), out=out)  # not np.arange: 3x slower
+        np.add(_OFFSETS[:stop - start], np.uint32(start), out=out)  # (np.arange is slower)
     return out
 
 

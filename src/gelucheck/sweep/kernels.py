@@ -181,8 +181,8 @@ def _phi_loop(x, c, centre, gelu, bound, subnormal, v, unit, doubt):
 # Each flag of a loop (subnormal, limited, above_one) a constant of a loop of its own: a flag
 # passed in and tested inside the loop kept LLVM from vectorizing it, or had it compute both
 # sides of the flag's branch for every input (docs/design.md, The sweep). Written out,
-# module-level, one per value: closures made alike missed numba's disk cache (4 s a
-# command), and numba.literally re-typed them in every process (3.1 s against 0.4).
+# module-level, one per value: closures made alike missed numba's disk cache, and
+# numba.literally re-typed them in every process.
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
 def _phi_normal(x, c, centre, gelu, bound, v, unit, doubt):
     _phi_loop(x, c, centre, gelu, bound, False, v, unit, doubt)
@@ -552,7 +552,7 @@ def _sub_blocks(y, v, unit, finite):
     |y - v| as encodings, and the sub-blocks that hold them. ``finite``: assume the outputs
     are all numbers - no test per output of NaN or inf (a third of the operations), whose
     counts are then 0; the sum is not finite where that was wrong. (The end is computed here
-    from the length: passed in, it kept LLVM from vectorizing - 3x slower. ``finite`` is the
+    from the length: passed in, it kept LLVM from vectorizing. ``finite`` is the
     same for the whole loop: LLVM makes a loop of each case.)"""
     n = y.shape[0]
     total = 0.0

@@ -63,7 +63,7 @@ class Known:
 
     def result(self, encoding: int) -> float:
         """The correctly rounded result at the input of this encoding (expected, for one
-        input: a NumPy call costs 2 us, paid by every block)."""
+        input, without a NumPy call: paid by every block)."""
         return FLOAT32.value_of((encoding * self.scale + self.shift) % (1 << 32))
 
     def matches(self, y: np.ndarray, x: np.ndarray) -> bool:
@@ -120,7 +120,7 @@ class Known:
         pairs = n * (n - 1)  # Σi = pairs/2, Σi² = pairs·(2n - 1)/6
         powers = [n, n * a0 + step * pairs / 2,
                   n * a0 * a0 + a0 * step * pairs + step * step * pairs * (2 * n - 1) / 6]
-        sign = math.copysign(1.0, x[0])  # Σx^p = sign^p · Σ|x|^p: one sign (np.signbit: 1 us)
+        sign = math.copysign(1.0, x[0])  # Σx^p = sign^p · Σ|x|^p: one sign (not np.signbit: a NumPy call)
         total = abs(self.offset * n + self.slope * sign**self.power * powers[self.power])
         if self.doubled is not None:
             total += abs(self.residual(x, self.doubled))
@@ -169,7 +169,7 @@ def _tiny_part(function: Function, x: Indexed) -> Known:
     # (x/2 >= 2^-125 is normal).
     first = abs(float(x[0]))
     unit = math.ldexp(1.0, math.frexp(first / 2)[1] - FLOAT32.precision)  # a normal float32's
-    # ulp (FLOAT32.ulp_of's NumPy call costs 4 us, paid by every block)
+    # ulp (not FLOAT32.ulp_of's NumPy call: paid by every block)
     doubled = 0 if negative and math.frexp(first)[0] == 0.5 else None
     return Known(1, -(1 << 23), slope=slope, power=2, unit=unit, doubled=doubled)
 
@@ -207,7 +207,7 @@ def known_part(function: str | Function, x: Indexed) -> Known | None:
 @cache
 def _outer_part(function: Function, kind: str) -> Known:
     """The far left's or the right's results: one constant, or the inputs themselves (made
-    once per function: 4 us, paid by every block)."""
+    once per function, not by every block)."""
     if kind == "far":
         return Known(0, _encoding(far_value(function)))
     x = np.zeros(0)  # a stand-in: GELU's value there is x itself

@@ -8,7 +8,7 @@ from functools import cache
 @cache
 def kernels():
     """The compiled loops (sweep/kernels.py) where numba is installed (the ``fast`` extra),
-    else None: NumPy and SciPy then do the same (the middle's reference 14x slower)."""
+    else None: NumPy and SciPy then do the same, slower (docs/design.md, The sweep)."""
     try:
         from . import kernels as compiled
     except ImportError:

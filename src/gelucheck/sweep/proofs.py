@@ -37,7 +37,7 @@ def arb_installed() -> bool:
 
 def warm_proofs() -> None:
     """Import Arb (python-flint), if installed, before any block is timed: its first import
-    (30 ms here) would otherwise count as the reference time of the block with the first
+    would otherwise count as the reference time of the block with the first
     close call - most of it, in a sweep of a few blocks."""
     arb_installed()
 
@@ -45,7 +45,7 @@ def warm_proofs() -> None:
 def resolve(function: Function, x: float) -> tuple[int, int, float]:
     """(float32 encoding, float64 encoding, side of the exact value: its sign against the
     float32) where the float64 formula is too close to call: Arb's proven ball where
-    python-flint is installed (10x faster), else mpmath's Ziv loop - the same answer."""
+    python-flint is installed (the faster), else mpmath's Ziv loop - the same answer."""
     if arb_installed():
         proven = arbref.rounded(function, x, FLOAT32)
         if proven is not None:

@@ -59,7 +59,7 @@ def resolve(spec: Spec) -> list[Implementation]:
 
 def _tune_process() -> int | None:
     """Keep big temporaries in malloc's free lists rather than fresh mmaps: page faults on
-    every numpy temporary cost more than the arithmetic (measured: 5x on this machine).
+    every numpy temporary cost more than the arithmetic.
     Returns torch's thread count before (None without torch), for _restore_threads."""
     try:
         libc = ctypes.CDLL("libc.so.6")
