@@ -120,7 +120,8 @@ class Known:
         pairs = n * (n - 1)  # Σi = pairs/2, Σi² = pairs·(2n - 1)/6
         powers = [n, n * a0 + step * pairs / 2,
                   n * a0 * a0 + a0 * step * pairs + step * step * pairs * (2 * n - 1) / 6]
-        sign = math.copysign(1.0, x[0])  # Σx^p = sign^p · Σ|x|^p: one sign (not np.signbit: a NumPy call)
+        # Σx^p = sign^p · Σ|x|^p: one sign (math.copysign, not a NumPy call)
+        sign = math.copysign(1.0, x[0])
         total = abs(self.offset * n + self.slope * sign**self.power * powers[self.power])
         if self.doubled is not None:
             total += abs(self.residual(x, self.doubled))
