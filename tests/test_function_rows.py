@@ -28,12 +28,12 @@ def test_every_row_has_every_facet_or_says_why_not(function):
         assert name is None or name in FUNCTIONS
     assert (function.curvature is not None) == function.has_minimum
     if function.no_sweep is None:  # the module its row names computes its reference
-        import importlib
+        from gelucheck.sweep.reference import module_of, spec
 
-        from gelucheck.sweep.edges import FAR_LEFT
-
-        module = importlib.import_module(f"gelucheck.sweep.{function.sweep_reference}")
-        assert function in module.FUNCTIONS and function in FAR_LEFT
+        module = module_of(function)
+        assert function in module.FUNCTIONS and function in module.SPECS
+        facts = spec(function)  # its parts in order, the tiny part inside (-1, 1)
+        assert facts.far_left < 0 < facts.right_edge and 0 <= facts.known_tiny < 1
     else:
         with pytest.raises(UsageError, match=f"no exhaustive sweep of {function.name}"):
             function.require_sweep()

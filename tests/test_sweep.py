@@ -16,7 +16,7 @@ from gelucheck.reference.mpref import correctly_rounded
 from gelucheck.sweep import chunk, edges, fastref, loops, proofs, reference, runner, scoring
 from gelucheck.sweep import stats as sweep_stats
 from gelucheck.sweep.checkpoint import CheckpointError
-from gelucheck.sweep.known import KNOWN_TINY, known_part
+from gelucheck.sweep.known import known_part
 from gelucheck.sweep.stats import merge_all
 from sweep_figures import plain
 
@@ -507,7 +507,7 @@ TINY_BLOCKS = {"tiny": 0x2B810000, "tiny-power": 0xAB800000, "tiny-deep": 0x8D03
 def _known_tiny_edge(function):
     from gelucheck.functions import get_function
 
-    return int(np.float32(KNOWN_TINY[get_function(function)]).view(np.uint32))
+    return int(np.float32(reference.spec(get_function(function)).known_tiny).view(np.uint32))
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
@@ -596,7 +596,7 @@ def test_tiny_closed_form_is_mpmath_s(function, where):
 
 @pytest.mark.parametrize("function", FUNCTIONS)
 def test_no_known_part_where_the_reference_is_computed(function):
-    edge = edges.FAR_LEFT[fastref.get_function(function)]  # the block ends just past it
+    edge = edges.far_left(fastref.get_function(function))  # the block ends just past it
     start = int(np.float32(edge).view(np.uint32)) - chunk.BLOCK // 2
     x = np.arange(start, start + chunk.BLOCK, dtype=np.uint32).view(np.float32)
     assert known_part(function, x) is None

@@ -1,61 +1,33 @@
-"""Where the sweep's fast reference splits x, and the closed forms at both ends
-(docs/design.md, The sweep): the far left (a signed zero), the right (1, 0 or x itself), the
-edges between."""
+"""The closed forms at both ends of x (docs/design.md, The sweep): the far left (a signed
+zero, erf's -1, erfc's 2), the right (1, 0 or x itself, erf's 1, erfc's 0), by the
+function's family; where each begins is the function's SweepSpec (its reference module's)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
-from ..functions import (
-    CDF,
-    COMPLEMENT,
-    DERIVATIVE,
-    ERF,
-    ERFC,
-    GELU,
-    GELU_GRAD,
-    GELU_TANH,
-    GELU_TANH_GRAD,
-    ODD,
-    PDF,
-    PHI,
-    PHI_GRAD,
-    Function,
-)
-from .constants import ERF_FAR, ERFC_RIGHT, ONE_DOWN, ONE_UP, PHI0, TAIL_FLOOR, K
+from ..functions import CDF, COMPLEMENT, DERIVATIVE, ODD, PDF, Function
+from .constants import ONE_DOWN, ONE_UP, TAIL_FLOOR
+from .reference import spec
 
 TINY = 2.0**-30
 
 
-SATURATION = 9.0
-
-
-FAR_LEFT = {PHI: -20.0, GELU: -20.0, GELU_TANH: -12.0, PHI_GRAD: -20.0, GELU_GRAD: -20.0,
-            GELU_TANH_GRAD: -12.0, ERF: -ERF_FAR, ERFC: -ERF_FAR}
-
-
-TAYLOR = {PHI: PHI0, GELU: PHI0, GELU_TANH: K / 2}
-
-
-# GELU′ and the tanh form′ are 1 + (below 2^-55) from here on; φ's right part (0) starts at
-# -FAR_LEFT
-FLAT_RIGHT = 9.0
+def far_left(function: Function) -> float:
+    """Where the far left ends (x at or below it)."""
+    return spec(function).far_left
 
 
 def right_edge(function: Function) -> float:
     """Where the right part begins (x above it): saturation (Φ 1, GELU x), GELU′'s flat 1,
     φ's zero, erf's 1, erfc's 0."""
-    if function.family in _OUTER:
-        return _OUTER[function.family][2]
-    if function.family in (DERIVATIVE, PDF):
-        return FLAT_RIGHT if function.family == DERIVATIVE else -FAR_LEFT[function]
-    return SATURATION
+    return spec(function).right_edge
 
 
-# erf's and erfc's closed forms at both ends: (far left, right, where the right begins), the
-# values every float32 result rounds to there (sweep/erf_reference.py computes their float64)
-_OUTER = {ODD: (-1.0, 1.0, ERF_FAR), COMPLEMENT: (2.0, 0.0, ERFC_RIGHT)}
+# erf's and erfc's closed forms at both ends: (far left, right), the values every float32
+# result rounds to there (sweep/erf_reference.py computes their float64)
+_OUTER = {ODD: (-1.0, 1.0), COMPLEMENT: (2.0, 0.0)}
 
 
 def far_value(function: Function) -> float:

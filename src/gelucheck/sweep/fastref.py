@@ -53,16 +53,30 @@ from .constants import (
     TAIL_FLOOR,
     K,
 )
-from .edges import (
-    FAR_LEFT,
-    SATURATION,
-    TAYLOR,
-    TINY,
-    far_reference,
-    right_edge,
-    right_reference,
-)
+from .edges import TINY, far_left, far_reference, right_edge, right_reference
 from .known import known_kind
+from .reference import SweepSpec
+
+# Where each function's parts begin, and its closed forms near 0 (reference.SweepSpec):
+# - far left: |f| < 2^-200 from -20 (the tanh form's from -12);
+# - right: saturation at 9 (Φ 1 from below, GELU x; Q(9) < 2^-62), GELU′ of both forms
+#   1 + (below 2^-55) from 9, φ's zero from 20;
+# - near 0, the first Taylor term beyond the correctly rounded result (its neglected rest
+#   below 2^-48 of it): GELU (both forms) x/2 + φ(0)·x², Φ 1/2 + φ(0)·x, GELU′ (both forms)
+#   1/2 + √(2/π)·x, φ φ(0)·(1 - x²/2); up to where that result is the correctly rounded one,
+#   r below half its ulp (a quarter at a power of two, where the exact value lies in the
+#   binade below): GELU φ(0)x²/|x/2| < 2^-24 for |x| < 2^-23.7, and at x/2 = -2^k,
+#   φ(0)x² < 2^(k-25) for |x| <= 2^-25; Φ φ(0)|x| < 2^-26 (x < 0, below 1/2) for
+#   |x| < 2^-24.7; GELU′ √(2/π)|x| < 2^-26 for |x| < 2^-25.7; φ φ(0)x²/2 < 2^-26 -
+#   |φ(0) - float32(φ(0))| = 3.5e-9 for |x| < 2^-12.9.
+SPECS = {
+    PHI: SweepSpec(-20.0, 9.0, 2.0**-25, PHI0, 1, taylor=PHI0),
+    GELU: SweepSpec(-20.0, 9.0, 2.0**-25, PHI0, 2, taylor=PHI0),
+    GELU_TANH: SweepSpec(-12.0, 9.0, 2.0**-25, PHI0, 2, taylor=K / 2),
+    PHI_GRAD: SweepSpec(-20.0, 20.0, 2.0**-26, -PHI0 / 2, 2),
+    GELU_GRAD: SweepSpec(-20.0, 9.0, 2.0**-26, K, 1),
+    GELU_TANH_GRAD: SweepSpec(-12.0, 9.0, 2.0**-26, K, 1),
+}
 
 RELATIVE_BOUND = 2.0**-40
 # The compiled Φ and GELU (kernels.phi_block) err by at most this, relative: measured against
@@ -86,7 +100,7 @@ SLACK = 1 << 13
 
 def _parts(x64: np.ndarray, function: Function) -> dict[str, slice]:
     """far, tiny, high and the two middle stretches, as slices of an ascending x."""
-    cut = np.searchsorted(x64, [FAR_LEFT[function], -TINY, TINY, SATURATION], "right")
+    cut = np.searchsorted(x64, [far_left(function), -TINY, TINY, right_edge(function)], "right")
     a, b, c, d = (int(i) for i in cut)
     # searchsorted "right" puts x == -TINY in the middle and x == +TINY in the tiny part;
     # either form is exact to far below the bound there
@@ -248,7 +262,7 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
     of their terms - not of the value: GELU′'s terms cancel at x*, so there the bound is
     wide and the inputs whose rounding it leaves open are resolved."""
     a, b, c, d = (int(i) for i in np.searchsorted(
-        x64, [FAR_LEFT[function], -TINY, TINY, right_edge(function)], "right"))
+        x64, [far_left(function), -TINY, TINY, right_edge(function)], "right"))
     far, tiny, flat = slice(0, a), slice(b, c), slice(d, len(x64))
     v[far] = far_reference(function)
     unit[far] = 2.0**FLOAT32.quantum_exponent
@@ -313,7 +327,9 @@ def fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -
         unit[high] = 2.0**-24  # Φ < 1: binade [1/2, 1)
     else:
         xt, vt = x64[tiny], v[tiny]  # vt: a view, filled in place (no temporaries)
-        np.multiply(xt, TAYLOR[function], out=vt)
+        taylor = SPECS[function].taylor
+        assert taylor is not None, function  # (the GELU forms state theirs)
+        np.multiply(xt, taylor, out=vt)
         vt += 0.5
         vt *= xt
         # where float64 lost the x² term (vt is x/2), one float64 ulp towards it (towards
@@ -535,7 +551,7 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
     lo, hi = sorted((a, b))
     if function in (PHI, GELU) and (-TINY < lo and hi <= TINY or _outer(function, lo, hi)):
         return True  # as fill computes them
-    middle = FAR_LEFT[function] < lo and hi <= -TINY or TINY < lo and hi <= right_edge(function)
+    middle = far_left(function) < lo and hi <= -TINY or TINY < lo and hi <= right_edge(function)
     if function == GELU_TANH:
         edges = (TANH_NORMAL_ABOVE, TANH_LIMITED_FROM)
         return middle and all((lo < edge) == (hi < edge) for edge in edges)

@@ -13,19 +13,14 @@ import numpy as np
 
 from ..formats import FLOAT32
 from ..functions import (
-    GELU,
-    GELU_GRAD,
-    GELU_TANH,
-    GELU_TANH_GRAD,
     PDF,
-    PHI,
-    PHI_GRAD,
     Function,
     get_function,
 )
 from . import loops
-from .constants import PHI0, K
-from .edges import FAR_LEFT, far_value, right_edge, right_value
+from .constants import PHI0
+from .edges import far_value, right_value
+from .reference import spec
 
 
 class Indexed(Protocol):
@@ -129,23 +124,10 @@ class Known:
 
 
 # Far left and right: the reference is a zero, 1 or x itself (r = 0). Near zero: the first
-# Taylor term beyond the correctly rounded result, whose neglected rest is below 2^-48 of it:
-# GELU (both forms) x/2 + φ(0)·x², Φ 1/2 + φ(0)·x, GELU′ (both forms) 1/2 + √(2/π)·x, φ
-# φ(0)·(1 - x²/2). x/2 is exact from 2^-124 up (and no float32 there lies below 2^-126).
+# Taylor term beyond the correctly rounded result (each function's SweepSpec: tiny_slope,
+# tiny_power, up to known_tiny). x/2 is exact from 2^-124 up (and no float32 there lies
+# below 2^-126).
 TINY_FLOOR = 2.0**-124
-
-
-_TINY_SLOPE = {GELU: (PHI0, 2), GELU_TANH: (PHI0, 2), PHI: (PHI0, 1), GELU_GRAD: (K, 1),
-               GELU_TANH_GRAD: (K, 1), PHI_GRAD: (-PHI0 / 2, 2)}
-
-
-# Up to where that result is the correctly rounded one, r below half its ulp (a quarter at a
-# power of two, where the exact value lies in the binade below): GELU φ(0)x²/|x/2| < 2^-24
-# for |x| < 2^-23.7, and at x/2 = -2^k, φ(0)x² < 2^(k-25) for |x| <= 2^-25; Φ φ(0)|x| < 2^-26
-# (x < 0, below 1/2) for |x| < 2^-24.7; GELU′ √(2/π)|x| < 2^-26 for |x| < 2^-25.7; φ
-# φ(0)x²/2 < 2^-26 - |φ(0) - float32(φ(0))| = 3.5e-9 for |x| < 2^-12.9.
-KNOWN_TINY = {GELU: 2.0**-25, GELU_TANH: 2.0**-25, PHI: 2.0**-25, GELU_GRAD: 2.0**-26,
-              GELU_TANH_GRAD: 2.0**-26, PHI_GRAD: 2.0**-26}
 
 
 @cache
@@ -156,9 +138,10 @@ def _pdf_offset() -> float:
 
 
 def _tiny_part(function: Function, x: Indexed) -> Known:
-    """|x| in [2^-124, KNOWN_TINY) within one binade."""
+    """|x| in [2^-124, known_tiny) within one binade."""
     negative = bool(np.signbit(x[0]))
-    slope, power = _TINY_SLOPE[function]
+    facts = spec(function)
+    slope, power = facts.tiny_slope, facts.tiny_power
     if function.family == PDF:
         return Known(0, _encoding(PHI0), offset=_pdf_offset(), slope=slope, power=power,
                      unit=float(FLOAT32.ulp_of(np.float64(PHI0))))
@@ -178,14 +161,15 @@ def _tiny_part(function: Function, x: Indexed) -> Known:
 def known_kind(function: Function, first: float, last: float) -> str | None:
     """Which part a monotone run of float32 inputs from ``first`` to ``last`` (increasing
     encodings) lies wholly in: "far" (the far left), "right", "tiny" (|x| in
-    [2^-124, KNOWN_TINY) within one binade), or None."""
+    [2^-124, known_tiny) within one binade), or None."""
     lo, hi = sorted((first, last))
-    if hi <= FAR_LEFT[function]:
+    facts = spec(function)
+    if hi <= facts.far_left:
         return "far"
-    if lo > right_edge(function):
+    if lo > facts.right_edge:
         return "right"
     a, b = abs(first), abs(last)
-    if ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < KNOWN_TINY.get(function, 0.0)
+    if ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < facts.known_tiny
             and math.frexp(a)[1] == math.frexp(b)[1]):
         return "tiny"
     return None

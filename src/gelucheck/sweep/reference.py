@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from functools import cache
 from typing import Protocol, cast
 
@@ -23,10 +24,27 @@ class SweepError(UsageError):
     """A sweep that cannot run as asked, with the reason."""
 
 
+@dataclass(frozen=True)
+class SweepSpec:
+    """Where one function's sweep splits x, and what its closed forms need (docs/design.md,
+    The sweep): the facts a new sweepable function states once, in its reference module's
+    SPECS."""
+
+    far_left: float  # x <= far_left: the far left, where every result is the far value
+    right_edge: float  # x > right_edge: the right part (1, 0, x itself, erf's limits)
+    # |x| in [2^-124, known_tiny) within a binade: results and errors in closed form (0: no
+    # such part), the exact value being the result + tiny_slope·x^tiny_power there
+    known_tiny: float = 0.0
+    tiny_slope: float = 0.0
+    tiny_power: int = 0
+    taylor: float | None = None  # x·(1/2 + taylor·x) for |x| < 2^-30 (the GELU forms)
+
+
 class SweepReference(Protocol):
     """What a function's sweep reference module provides, for the rows that name it."""
 
     FUNCTIONS: tuple[Function, ...]  # the rows it computes
+    SPECS: Mapping[Function, SweepSpec]  # one for each
 
     def require(self, function: Function) -> None:
         """A clear error, before any work, where it cannot run here (a missing compiler, a C
@@ -67,6 +85,12 @@ def module_of(function: Function) -> SweepReference:
         raise SweepError(f"no exhaustive sweep of {function.name}: {name}, which its row names, "
                          "computes no reference for it (docs/design.md, Adding a function)")
     return cast(SweepReference, module)
+
+
+@cache
+def spec(function: Function) -> SweepSpec:
+    """The function's sweep facts, as its reference module states them."""
+    return module_of(function).SPECS[function]
 
 
 def require(function: str | Function) -> None:
