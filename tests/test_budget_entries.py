@@ -5,12 +5,11 @@ from types import SimpleNamespace
 
 import pytest
 
+import built_results as built
 from gelucheck import budgets
 from gelucheck.errors import UsageError
 from gelucheck.results import (
-    AccuracyResult,
     ConsistencyResult,
-    ErrorFigures,
     Failure,
     Fingerprint,
     Identity,
@@ -24,19 +23,17 @@ from gelucheck.results import (
 
 
 def _figures(max_ulp, region_ulp=None, impossible=0, n_inputs=8, not_cr=3):
-    return ErrorFigures(
-        n_inputs=n_inputs, max_ulp=max_ulp, mean_ulp=0.25, n_infinite=0,
-        not_correctly_rounded=not_cr, worst_input=-6.5, worst_input_hex="0xc0d00000",
-        computed=-1.25, exact=-1.5, max_abs_error=0.25, max_abs_at=-6.5,
-        regions=[Region("x<-5", -math.inf, -5.0, 4, max_ulp if region_ulp is None
-                        else region_ulp, 0.5, -6.5, "0xc0d00000"),
-                 Region("|x|<=5", -5.0, 5.0, 4, 0.25, 0.125, 1.0, "0x3f800000")],
+    return built.figures(
+        max_ulp, [Region("x<-5", -math.inf, -5.0, 4, max_ulp if region_ulp is None
+                         else region_ulp, 0.5, -6.5, "0xc0d00000"),
+                  Region("|x|<=5", -5.0, 5.0, 4, 0.25, 0.125, 1.0, "0x3f800000")],
+        n_inputs=n_inputs, mean_ulp=0.25, not_correctly_rounded=not_cr,
+        worst=(-6.5, "0xc0d00000"), computed=-1.25, exact=-1.5, max_abs_error=0.25,
         impossible=impossible)
 
 
 def _result(figures, **parts):
-    return AccuracyResult(Identity("be", "impl", "gelu", "float32"), "gelu", "native", "",
-                          figures=figures, **parts)
+    return built.accuracy(figures, **parts)
 
 
 # --- round_up -----------------------------------------------------------------------------

@@ -8,13 +8,13 @@ from dataclasses import replace
 
 import pytest
 
+import built_results as built
 from gelucheck import budgets, judge
 from gelucheck.budgets import Budgets
 from gelucheck.errors import UsageError
 from gelucheck.results import (
     AccuracyResult,
     ConsistencyResult,
-    ErrorFigures,
     Identity,
     PathFigures,
     Region,
@@ -31,11 +31,8 @@ def _identity(tier: str | None, version: str | None = "2.13.0+cpu, MKL 2024.2") 
 
 
 def _result(max_ulp: float, tier: str | None = "avx2", **identity) -> AccuracyResult:
-    figures = ErrorFigures(n_inputs=10, max_ulp=max_ulp, mean_ulp=0.1, n_infinite=0,
-                           not_correctly_rounded=0, worst_input=-1.0,
-                           worst_input_hex="0xbf800000", computed=0.0, exact=0.0,
-                           max_abs_error=0.0, max_abs_at=-1.0, regions=[])
-    return AccuracyResult(_identity(tier, **identity), "gelu", "native", "", figures=figures)
+    figures = built.figures(max_ulp, [], n_inputs=10, worst=(-1.0, "0xbf800000"))
+    return built.accuracy(figures, of=_identity(tier, **identity))
 
 
 def _two_tiers() -> Budgets:

@@ -3,12 +3,10 @@ import math
 
 import pytest
 
+import built_results as built
 from gelucheck import budgets, judge
 from gelucheck.errors import UsageError
 from gelucheck.results import (
-    AccuracyResult,
-    ErrorFigures,
-    Identity,
     MinimumFinding,
     Region,
     SpecialOutcome,
@@ -24,13 +22,10 @@ def _budgets(**entry):
 
 
 def _result(max_ulp=10.0, region=10.0, dtype="float32", **parts):
-    figures = ErrorFigures(
-        n_inputs=2, max_ulp=max_ulp, mean_ulp=1.0, n_infinite=0, not_correctly_rounded=1,
-        worst_input=-6.0, worst_input_hex="0xc0c00000", computed=0.0, exact=0.0,
-        max_abs_error=0.0, max_abs_at=-6.0,
-        regions=[Region("x<-5", -math.inf, -5.0, 1, region, 1.0, -6.0, "0xc0c00000")])
-    return AccuracyResult(Identity("be", "impl", "gelu", dtype), "gelu", "native", "",
-                          figures=figures, **parts)
+    figures = built.figures(
+        max_ulp, [Region("x<-5", -math.inf, -5.0, 1, region, 1.0, -6.0, "0xc0c00000")],
+        n_inputs=2, mean_ulp=1.0, not_correctly_rounded=1)
+    return built.accuracy(figures, of=built.identity(dtype=dtype), **parts)
 
 
 def _specials(**ok):

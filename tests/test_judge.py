@@ -7,21 +7,19 @@ import math
 
 import pytest
 
+import built_results as built
 from gelucheck import judge
 from gelucheck.budgets import Budgets
 from gelucheck.results import (
     AccuracyResult,
     ConsistencyResult,
-    ErrorFigures,
     Failure,
     Fingerprint,
     Identity,
     MinimumFinding,
     PathFigures,
-    Region,
     SignFinding,
     SpecialOutcome,
-    SweepResult,
 )
 
 KEY = ("be:impl", "gelu", "float32")
@@ -36,17 +34,12 @@ def _budgets(**entry) -> Budgets:
 
 
 def _figures(max_ulp=10.0, regions=None, not_correctly_rounded=0, n_inputs=100):
-    regions = regions if regions is not None else {"x<-5": max_ulp}
-    return ErrorFigures(n_inputs=n_inputs, max_ulp=max_ulp, mean_ulp=0.1, n_infinite=0,
-                        not_correctly_rounded=not_correctly_rounded, worst_input=-6.0,
-                        worst_input_hex="0xc0c00000", computed=0.0, exact=0.0,
-                        max_abs_error=0.0, max_abs_at=-6.0,
-                        regions=[Region(n, -math.inf, 0.0, 1, u, 0.1, -6.0, "0xc0c00000")
-                                 for n, u in regions.items()])
+    return built.figures(max_ulp, regions, not_correctly_rounded=not_correctly_rounded,
+                         n_inputs=n_inputs)
 
 
 def _result(**parts) -> AccuracyResult:
-    return AccuracyResult(ID, "gelu", "native", "", **parts)
+    return built.accuracy(of=ID, **parts)
 
 
 def _verdict(result, **entry):
@@ -298,9 +291,8 @@ RANGE = ["0x00000000", "0x00010000"]
 
 
 def _sweep(max_ulp=2.0, region=2.0, wrong=10, n=1000, failure=None, range_=RANGE):
-    return SweepResult(ID, "gelu", "native", list(range_), 0, failure=failure,
-                       figures=None if failure else _figures(max_ulp, {"x<-5": region},
-                                                             wrong, n))
+    return built.sweep(None if failure else _figures(max_ulp, {"x<-5": region}, wrong, n),
+                       of=ID, span=range_, failure=failure)
 
 
 def _sweep_budgets(**recorded):

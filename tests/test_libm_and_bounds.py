@@ -8,11 +8,12 @@ import numpy as np
 import pytest
 from packaging.version import Version
 
+import built_results as built
 from gelucheck import published
 from gelucheck.backends.registry import get_backend
 from gelucheck.functions import ERF, ERFC, GELU, PHI
 from gelucheck.report import tables
-from gelucheck.results import AccuracyResult, ErrorFigures, Identity
+from gelucheck.results import Identity
 
 
 @pytest.fixture(scope="module")
@@ -51,12 +52,9 @@ def test_the_compiled_loop_returns_what_the_c_function_returns(libm):
 
 
 def _result(impl, function, dtype, max_ulp, backend="torch-cuda"):
-    figures = ErrorFigures(n_inputs=1, max_ulp=max_ulp, mean_ulp=0.1, n_infinite=0,
-                           not_correctly_rounded=1, worst_input=0.75, worst_input_hex="0x3f40",
-                           computed=0.7, exact=0.7, max_abs_error=0.0, max_abs_at=0.75,
-                           regions=[])
-    return AccuracyResult(Identity(backend, impl, function, dtype), function, "native", "",
-                          figures=figures)
+    figures = built.figures(max_ulp, [], n_inputs=1, not_correctly_rounded=1,
+                            worst=(0.75, "0x3f40"), computed=0.7, exact=0.7)
+    return built.accuracy(figures, of=built.identity(backend, impl, function, dtype))
 
 
 def test_the_bounds_file_holds_the_cuda_guide_figures():

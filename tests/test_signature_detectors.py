@@ -444,11 +444,11 @@ class _Budgets:
 
 
 def _result(impl: str, *found, diagnosis=True, dtype="float32"):
-    from gelucheck.results import AccuracyResult, Identity
+    import built_results as built
 
     backend, _, name = impl.partition(":")
     sigs = [Signature(s, 1, 1.0, 1.0, "1<=x<5", "advice") for s in found]
-    return AccuracyResult(Identity(backend, name, "gelu", dtype), "gelu", "", "",
+    return built.accuracy(of=built.identity(backend, name, dtype=dtype), how="",
                           diagnosis=sigs if diagnosis else None)
 
 

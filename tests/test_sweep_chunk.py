@@ -1,0 +1,199 @@
+"""A chunk of the sweep (sweep/chunk.py): its figures against the stored reference and a
+planted error, and a run of closed-form spans scored as its blocks are."""
+
+import numpy as np
+import pytest
+
+from gelucheck.backends import find, load_user
+from gelucheck.checks import reference_data
+from gelucheck.checks.regions import REGIONS, mask
+from gelucheck.formats import FLOAT32
+from gelucheck.sweep import chunk
+from gelucheck.sweep.stats import merge_all
+from sweep_figures import plain
+from sweep_support import (
+    window_around_minimum,
+)
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch, request):
+    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
+
+
+@pytest.mark.parametrize("spec, function", [("scipy:x*ndtr", "gelu"), ("torch:F.gelu", "gelu"),
+                                            ("torch:F.gelu", "gelu_grad"),
+                                            ("torch:F.gelu", "gelu_tanh_grad")])
+def test_chunk_equals_the_stored_reference_on_shared_inputs(spec, function):
+    """Around x*: for the derivatives the hardest place, where their terms cancel."""
+    if spec.startswith("torch"):
+        pytest.importorskip("torch", reason="torch is not installed")
+    impls = find(spec, function)
+    lo, hi = window_around_minimum()
+    swept = chunk.evaluate(impls, function, lo, hi).implementations[f"{spec}/{function}"].whole
+    tab = reference_data.table("float32", "gelu")
+    x = tab.x.astype(np.float64)
+    shared = (x <= float(FLOAT32.from_bits(lo))) & (x >= float(FLOAT32.from_bits(hi - 1)))
+    from gelucheck.ulp import ulp_error
+
+    err = ulp_error(impls[0](tab.x[shared]), reference_data.exact(tab, function)[shared], FLOAT32)
+    assert swept.n == np.count_nonzero(shared) == hi - lo
+    # the fast reference is within 2^-40 relative, so within 2^-40 * 2^24 = 2^-16 ulps
+    assert swept.max_ulp == pytest.approx(err.max(), abs=2.0**-16)
+    assert swept.not_correctly_rounded == np.count_nonzero(err > 0.5)
+    assert swept.sum_ulp == pytest.approx(err.sum(), abs=len(err) * 2.0**-16)
+
+
+def test_a_planted_error_is_found():
+    from sweep_impls import PLANTED
+
+    impl = load_user("sweep_impls:planted", "gelu")
+    r = chunk.evaluate([impl], "gelu", 0x3F800000, 0x3F900000).implementations
+    stats = r[f"{impl.id}/gelu"].whole
+    assert stats.worst_bits == PLANTED
+    assert 0.5 < stats.max_ulp <= 1.5
+    clean = load_user("sweep_impls:rounded_once", "gelu")
+    base = chunk.evaluate([clean], "gelu", 0x3F800000, 0x3F900000).implementations
+    assert stats.not_correctly_rounded == base[f"{clean.id}/gelu"].whole.not_correctly_rounded + 1
+
+
+def test_histogram_and_regions_are_consistent():
+    impls = find("scipy:x*erf", "gelu")  # erf's cancellation: errors of every size about -5
+    r = chunk.evaluate(impls, "gelu", 0xC0A00000 - 3000, 0xC0A00000 + 3000)  # around x = -5
+    s = r.implementations["scipy:x*erf/gelu"]
+    assert s.whole.not_correctly_rounded > 1000
+    assert sum(s.histogram) == s.whole.n == 6000
+    assert s.histogram[0] == s.whole.n - s.whole.not_correctly_rounded
+    assert set(s.regions) == {"x<-5", "-5<=x<-1"}
+    x = FLOAT32.from_bits(np.arange(0xC0A00000 - 3000, 0xC0A00000 + 3000, dtype=np.uint32))
+    for name, lo, hi in REGIONS:
+        if name in s.regions:
+            assert s.regions[name].n == np.count_nonzero(mask(x, lo, hi))
+
+
+def _spans(blocks: list[tuple[int, int, bool]]) -> list[tuple[int, int]]:
+    """block_plan' blocks, each run of closed-form spans cut into its spans."""
+    return [(a, min(a + chunk.KNOWN_SPAN, b)) for first, b, _ in blocks
+            for a in range(first, b, chunk.KNOWN_SPAN)]
+
+
+def _assert_same_figures(whole, parts) -> None:
+    """Two merged statistics of the same inputs are the same but for their timings, and
+    their sums of errors to float64's rounding (a run's closed form sums at once what spans
+    sum in parts)."""
+    whole, parts = plain(whole), plain(parts)  # (without their timings)
+    for key, want in parts["implementations"].items():
+        got = whole["implementations"].get(key, {})
+        for a, b in [(got, want)] + [(got.get("regions", {}).get(r, {}), r_want)
+                                     for r, r_want in want.get("regions", {}).items()]:
+            if "sum_ulp" in b:
+                assert a.pop("sum_ulp") == pytest.approx(b.pop("sum_ulp"), rel=1e-12)
+    assert whole == parts
+
+
+def test_a_known_span_scores_as_its_blocks_do():
+    """evaluate() takes a span known in closed form as one; the figures are those of its
+    blocks of BLOCK merged (SciPy's x*ndtr, near 2^-40 and in the far left)."""
+    from gelucheck.functions import get_function
+
+    impls, f = find("scipy:x*ndtr", "gelu"), get_function("gelu")
+    for start in (0x2B800000, 0xC1B00000):
+        _assert_same_figures(chunk.evaluate(impls, f, start, start + chunk.KNOWN_SPAN),
+                             merge_all([chunk.evaluate_block(impls, f, a, a + chunk.BLOCK)
+                                        for a in range(start, start + chunk.KNOWN_SPAN,
+                                                       chunk.BLOCK)]))
+    with pytest.raises(ValueError, match="at most"):
+        chunk.evaluate_block(impls, f, 0, chunk.KNOWN_SPAN + 1)
+
+
+@pytest.mark.parametrize("names", [["rounded_gelu"], ["off_gelu"], ["returns_its_input"],
+                                   ["rounded_gelu", "in_place_gelu"],
+                                   ["in_place_gelu", "off_gelu", "returns_its_input"]])
+@pytest.mark.parametrize("edge, known_first", [(0x33000000, True), (0xC1A00000, False)])
+def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, known_first,
+                                                                 sweep_path):
+    """evaluate() keeps one input array per task, and the test that a block's last
+    implementation left it intact rewrites it as the next block's inputs: the figures are
+    those of each block given inputs of its own - for outputs scored in closed form, outputs
+    that need the reference after the rewrite (one ulp off), outputs in the inputs' own
+    memory, and an implementation that writes to its inputs, last or first. Two closed-form
+    spans, then blocks of the middle (below |x| = 2^-25), or the other way round (the far
+    left, x <= -20: the next block longer than the array holds)."""
+    from gelucheck.backends import load_user
+    from gelucheck.functions import get_function
+
+    impls, f = [load_user(f"sweep_impls:{name}", "gelu") for name in names], get_function("gelu")
+    if known_first:
+        start, stop = edge - 2 * chunk.KNOWN_SPAN, edge + 2 * chunk.COMPILED_BLOCK
+    else:
+        start, stop = edge - 2 * chunk.COMPILED_BLOCK, edge + 2 * chunk.KNOWN_SPAN
+    blocks = chunk.block_plan(f, start, stop)
+    run = blocks[0] if known_first else blocks[-1]  # the two spans: one run
+    assert run[1] - run[0] == 2 * chunk.KNOWN_SPAN and run[2] and len(blocks) > 2
+    whole = chunk.evaluate(impls, f, start, stop)
+    _assert_same_figures(whole, merge_all([chunk.evaluate_block(impls, f, a, b)
+                                           for a, b in _spans(blocks)]))
+    if "in_place_gelu" in names:
+        assert "modified its input in place" in whole.implementations[
+            "user:sweep_impls:in_place_gelu/gelu"].error
+
+
+@pytest.mark.parametrize("function", ["gelu", "phi", "gelu_grad"])
+@pytest.mark.parametrize("start, spans", [(0x2B800000, 4),  # |x| in [2^-40, 2^-39): tiny
+                                          (0xAB800000, 4),  # its negative side
+                                          (0x2B812345, 3),  # a range's start, not a span's
+                                          (0xC1C00000, 3),  # x = -24..: the far left
+                                          (0x41C00000, 3)])  # x = 24..: the saturated right
+def test_a_run_of_known_spans_scores_as_its_spans_do(function, start, spans):
+    """Consecutive spans known in closed form go as one run (block_plan), each implementation
+    called span by span and its figures computed once: they are those of each span evaluated
+    alone and merged - the sums to float64's rounding of a longer sum - with the outputs at
+    the worst input too. Correctly rounded outputs (SciPy's, rounded once), so every span
+    matches the closed form."""
+    from gelucheck.backends import load_user
+    from gelucheck.functions import get_function
+
+    impls = [load_user(f"sweep_impls:rounded_{function}", function)]
+    f, stop = get_function(function), start + spans * chunk.KNOWN_SPAN
+    assert chunk.block_plan(f, start, stop) == [(start, stop, True)]
+    _assert_same_figures(chunk.evaluate(impls, f, start, stop),
+                         merge_all([chunk.evaluate_block(impls, f, a, b)
+                                    for a, b in _spans([(start, stop, True)])]))
+
+
+@pytest.mark.parametrize("names", [["planted_tiny"], ["rounded_gelu", "planted_tiny"],
+                                   ["planted_tiny", "rounded_gelu"], ["raises_at_planted_tiny"],
+                                   ["rounded_gelu", "raises_at_planted_tiny", "rounded_gelu_tanh"],
+                                   ["returns_its_input", "planted_tiny"],
+                                   ["planted_tiny", "returns_its_input"]])
+def test_a_run_stops_where_outputs_leave_the_closed_form(names, monkeypatch):
+    """A run of closed-form spans stops at the first span where an implementation's outputs
+    are not the closed form's results (one ulp off at one input; x itself, not x/2) or where
+    it raises: the spans before it are scored as a run, that span and the rest span by span -
+    the figures those of each span alone, the error recorded. Each implementation is called
+    once a span: the calls the run made on its last span are used, not made again - but for
+    the one that raised, and for all of them where an output is the inputs' own memory."""
+    import sweep_impls
+    from gelucheck.backends import load_user
+    from gelucheck.functions import get_function
+
+    calls = []
+    monkeypatch.setattr(sweep_impls, "CALLS", calls)
+    impls = [load_user(f"sweep_impls:{name}", "gelu") for name in names]
+    f, start = get_function("gelu"), 0x2B800000
+    stop = start + 4 * chunk.KNOWN_SPAN
+    assert start < sweep_impls.PLANTED_TINY < stop - chunk.KNOWN_SPAN
+    whole = chunk.evaluate(impls, f, start, stop)
+    counted = calls[:]
+    _assert_same_figures(whole, merge_all([chunk.evaluate_block(impls, f, a, b)
+                                           for a, b in _spans([(start, stop, True)])]))
+    planted = next(k for k in whole.implementations if "planted_tiny" in k)
+    if "raises" in planted:
+        assert "planted" in whole.implementations[planted].error
+    else:
+        assert whole.implementations[planted].whole.worst_bits == sweep_impls.PLANTED_TINY
+    hit = sweep_impls.PLANTED_TINY - (sweep_impls.PLANTED_TINY - start) % chunk.KNOWN_SPAN
+    again = [hit] if "raises" in planted else []
+    if names == ["planted_tiny", "returns_its_input"]:  # x itself stops the run at once
+        again = [start]
+    assert sorted(counted) == sorted([a for a, _ in _spans([(start, stop, True)])] + again)
