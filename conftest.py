@@ -15,7 +15,7 @@ BENCHMARKS = Path(__file__).parent / "tests" / "benchmarks"
 def pytest_ignore_collect(collection_path, config):
     """Benchmarks run only when asked for by path: the default run stays fast and quiet."""
     if collection_path == BENCHMARKS:
-        asked = any(BENCHMARKS == Path(a.split("::")[0]).resolve()
+        asked = any(Path(a.split("::")[0]).resolve() == BENCHMARKS
                     or BENCHMARKS in Path(a.split("::")[0]).resolve().parents
                     for a in config.args)
         return not asked

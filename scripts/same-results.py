@@ -10,7 +10,8 @@ METADATA = ("schema_version", "gelucheck", "environment")  # versions, times, ch
 
 
 def cases(path: str) -> dict:
-    document = json.load(open(path))
+    with open(path) as fh:
+        document = json.load(fh)
     out = {}
     for result in document["results"]:
         key = json.dumps({k: result.get(k) for k in (

@@ -149,7 +149,7 @@ def test_a_tier_entry_is_checked_as_any_other(tmp_path):
     path = tmp_path / "budgets.toml"
     path.write_text('[recorded.torch]\ntiers = {avx2 = "2.13.0"}\n'
                     '[tier.avx2."torch:F.gelu".gelu.float32]\nmax_ulp = nan\n')
-    with pytest.raises(UsageError, match="tier avx2.*NaN not"):
+    with pytest.raises(UsageError, match=r"tier avx2.*NaN not"):
         budgets.load(path)
 
 

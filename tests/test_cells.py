@@ -27,7 +27,7 @@ def _row(first, second):
                               f16, np.ones(len(first), np.float16))
     result = DriftResult("user", "a@gelu", "b@gelu", "float16", figures=figures,
                          minimum_shift=None, pair="runtimes")
-    header, (row,) = runtime_rows([result])
+    _header, (row,) = runtime_rows([result])
     return dict(zip(["first", "second", "dtype", "differ", "ulp", "at_ulp", "abs", "at", "shift"],
                     row))
 

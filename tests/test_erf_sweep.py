@@ -66,7 +66,7 @@ def test_without_numba_the_erf_sweep_is_refused_with_the_reason(monkeypatch):
 
 
 # Blocks of 1,024 encodings across every edge of the reference: (function, first encoding)
-_F32 = lambda x: int(np.float32(x).view(np.uint32))  # noqa: E731
+_F32 = lambda x: int(np.float32(x).view(np.uint32))
 EDGES = {
     "erf tiny": ("erf", 0x2C000000), "erf subnormal x": ("erf", 0x00000200),
     "erf -subnormal x": ("erf", 0x80000200), "erf at 2^-30": ("erf", _F32(2.0**-30) - 512),

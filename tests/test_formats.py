@@ -174,7 +174,7 @@ def test_narrow_to_bfloat16_at_and_near_ties(x, expected):
 
 
 def test_unknown_dtype_says_what_it_is():
-    with pytest.raises(UsageError, match="^unknown dtype 'float8'; valid choices"):
+    with pytest.raises(UsageError, match=r"^unknown dtype 'float8'; valid choices"):
         get_format("float8")
-    with pytest.raises(UsageError, match="^unknown dtype 'int32'; valid choices"):
+    with pytest.raises(UsageError, match=r"^unknown dtype 'int32'; valid choices"):
         get_format(np.dtype(np.int32))

@@ -129,7 +129,7 @@ def test_a_row_whose_sweep_module_has_no_reference_for_it_is_refused_by_name():
 
     unswept = Function("phi_thrice", "Φ(3x): a row with no fast reference", functions.CDF,
                        lambda x: TOY.mp(x))
-    with pytest.raises(UsageError, match="gelucheck.sweep.fastref, which its row names, "
+    with pytest.raises(UsageError, match=r"gelucheck\.sweep\.fastref, which its row names, "
                        "computes no reference for it"):
         require(unswept)
     with pytest.raises(UsageError, match="no exhaustive sweep of phi_twice: a toy"):

@@ -1,12 +1,13 @@
 """The pytest plugin: selection by option or environment, readable ids, skips with reasons."""
+import contextlib
+
 import pytest
 
-try:  # loaded before any test here: the pytester fixture restores sys.modules after each
-    # test, and a torch imported inside one would be dropped - importing it again in the same
-    # process crashed the worker (a segmentation fault in torch's C extension)
+# loaded before any test here: the pytester fixture restores sys.modules after each test,
+# and a torch imported inside one would be dropped - importing it again in the same process
+# crashed the worker (a segmentation fault in torch's C extension)
+with contextlib.suppress(ImportError):
     import torch  # noqa: F401
-except ImportError:
-    pass
 
 # each runs pytest in a process of its own, which loads every backend; the default run
 # exercises the plugin through the whole accuracy matrix (tests/test_accuracy.py)

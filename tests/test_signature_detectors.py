@@ -288,7 +288,7 @@ def test_the_scale_test_counts_the_errors_from_1_256_of_the_scale_and_needs_50_i
 def test_below_the_minimum_is_out_of_range_from_more_than_4_ulps():
     value = float(narrow(np.array([-0.16997120747990366169]), F16)[0])
     unit = float(F16.ulp_of(np.array([value]))[0])
-    m = lambda y: measured("gelu", F16, [value], [y], x=[-0.75])  # noqa: E731
+    m = lambda y: measured("gelu", F16, [value], [y], x=[-0.75])
     assert sg.out_of_range(m(value - 4 * unit)) is None
     sig = sg.out_of_range(m(value - 5 * unit))
     assert sig.count == 1 and sig.advice == sg.advice("out-of-range", "minimum", ulps="4")
@@ -591,7 +591,7 @@ def test_a_damaged_sentence_file_is_refused_with_its_name(tmp_path, monkeypatch)
     monkeypatch.setattr(sg.resources, "files", lambda package: tmp_path)
     sg.sentences.cache_clear()
     try:
-        with pytest.raises(GelucheckError, match="signatures.toml: not a table of signature"):
+        with pytest.raises(GelucheckError, match=r"signatures\.toml: not a table of signature"):
             sg.sentences()
     finally:
         sg.sentences.cache_clear()

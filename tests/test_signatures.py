@@ -67,7 +67,7 @@ def test_the_evidence_is_where_the_defect_is():
     seam = next(s for s in _found("not_monotone", "phi", "float32") if s.name == "not-monotone")
     # a turn back is named at the lower output of the pair: the first correct input after a
     # seam (x = 0.5, -0.74) is where its last high output comes back down
-    planted = lambda x: 0.25 <= x <= 0.5 or -0.76 <= x <= -0.74  # noqa: E731
+    planted = lambda x: 0.25 <= x <= 0.5 or -0.76 <= x <= -0.74
     assert planted(seam.first) and planted(seam.worst)
     low = next(s for s in _found("low_precision", "gelu", "float32") if s.name == "low-precision")
     assert low.detail == "bfloat16 inside float32"

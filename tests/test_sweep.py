@@ -58,7 +58,7 @@ def test_parallel_equals_serial(monkeypatch):
 
 def test_a_checkpoint_of_another_sweep_is_refused(tmp_path):
     runner.sweep(_spec(), "gelu", (0x3F800000, 0x3F801000), checkpoint=tmp_path, progress=False)
-    with pytest.raises(CheckpointError, match="different sweep.*implementations"):
+    with pytest.raises(CheckpointError, match=r"different sweep.*implementations"):
         runner.sweep(_spec("scipy:x*ndtr"), "gelu", (0x3F800000, 0x3F801000),
                      checkpoint=tmp_path, progress=False)
     with pytest.raises(CheckpointError, match="range"):

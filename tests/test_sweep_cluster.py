@@ -109,7 +109,7 @@ def test_a_worker_killed_mid_sweep_changes_no_figure(cluster, tmp_path):
         time.sleep(0.05)
     finished_at_kill = len(list(checkpoints.glob("*.json"))) - 1
     os.kill(victim.pid, signal.SIGKILL)
-    out, err = run.communicate(timeout=600)
+    _out, err = run.communicate(timeout=600)
     assert run.returncode == 0, err
     assert finished_at_kill < 8, "the worker was killed after the sweep was done"
     assert victim.wait() == -signal.SIGKILL

@@ -3,6 +3,7 @@ against mpmath, the coefficient table, the close calls they leave, and the same 
 the NumPy passes that stand in without numba."""
 import ast
 import inspect
+import itertools
 import json
 import math
 import os
@@ -199,7 +200,7 @@ def test_the_close_calls_it_leaves_are_resolved_to_mpmaths_rounding(function, st
     assert 0 < len(doubt) < 4 * reference.relative_bound(function) * 2.0**51
     for i in doubt[:8]:
         block = x[i - 5:i + 5]
-        v, unit, slow = reference.values(function, block, monotone=True)
+        v, _unit, slow = reference.values(function, block, monotone=True)
         assert slow >= 1
         exact = correctly_rounded(function, float(x[i]), FLOAT32)
         assert np.float32(v[5]).view(np.uint32) == exact.bits
@@ -386,7 +387,7 @@ def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
     expected = [int(np.count_nonzero(err <= 0.5))]
     expected += [int(np.count_nonzero((err > 0.5) & (err < edges[2])))]
     expected += [int(np.count_nonzero((err >= lo) & (err < hi)))
-                 for lo, hi in zip(edges[2:-2], edges[3:-1])]
+                 for lo, hi in itertools.pairwise(edges[2:-1])]
     expected += [int(np.count_nonzero(err >= edges[-2]) - np.count_nonzero(np.isinf(err))),
                  int(np.count_nonzero(np.isinf(err)))]
     assert stats["histogram"] == expected and sum(expected) == n

@@ -56,7 +56,7 @@ def test_the_exact_part_is_the_reference_rounded(function, where):
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
-@pytest.mark.parametrize("where", sorted(TINY_BLOCKS) + ["below-edge", "below-edge-power"])
+@pytest.mark.parametrize("where", [*sorted(TINY_BLOCKS), "below-edge", "below-edge-power"])
 def test_tiny_closed_form_is_mpmath_s(function, where):
     """Near zero the expected results are the correctly rounded ones and the closed-form
     figures - sum, largest error and where, largest absolute error - are mpmath's, on a run

@@ -58,7 +58,7 @@ def test_native_clears_every_cap():
 
 
 def test_an_unknown_tier_is_refused_with_the_valid_choices():
-    with pytest.raises(UsageError, match="unknown kernel tier 'avx3'.*native, avx2, avx512"):
+    with pytest.raises(UsageError, match=r"unknown kernel tier 'avx3'.*native, avx2, avx512"):
         tiers.environment("avx3")
 
 

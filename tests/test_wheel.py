@@ -95,7 +95,7 @@ def test_the_wheel_carries_its_data(installed):
 
 
 def test_check_from_another_folder(installed, project):
-    python, gelucheck, _ = installed
+    _python, gelucheck, _ = installed
     done = _run([gelucheck, "check", "--backend", "scipy", "--dtype", "float16",
                  "--max-ulp", "0.5", "--no-progress"], project)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -107,7 +107,7 @@ def test_check_from_another_folder(installed, project):
 
 
 def test_report_and_verify_from_another_folder(installed, project):
-    python, gelucheck, _ = installed
+    _python, gelucheck, _ = installed
     done = _run([gelucheck, "report", "--backend", "numpy", "--dtype", "bfloat16",
                  "--no-progress"], project)
     assert done.returncode == 0, done.stderr

@@ -101,7 +101,7 @@ class Budgets:
         """The recorded tier whose name shares the longest start with ``tier`` (avx512_bf16
         for avx512_bf16+mkl-native-intel; the later one on a tie)."""
         def shared(name: str) -> int:
-            return len(os.path.commonprefix([name, tier]))
+            return len(os.path.commonprefix([name, tier]))  # noqa: RUF071 - names, not paths
         recorded = list(self.tiers(backend) or ())
         return max(reversed(recorded), key=shared) if recorded else None
 

@@ -2,6 +2,8 @@
 special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
+import contextlib
+
 from . import signatures
 from .backends import Implementation
 from .checks import accuracy, drift, fingerprint, minimum, reference_data, sign, specials
@@ -44,10 +46,9 @@ def warm_up(todo: list[tuple[Implementation, Format]], progress: bool = True) ->
     bar = progress_bar(len(compiling), "compiling", progress and bool(compiling), unit="case")
     for backend, compile_for, fmt in compiling:
         start = time.perf_counter()
-        try:
+        # a failed compile: the measurement runs it again and reports it
+        with contextlib.suppress(Exception):
             compile_for(fmt)
-        except Exception:  # noqa: BLE001 - the measurement runs it again and reports it
-            pass
         spent[backend] = spent.get(backend, 0.0) + time.perf_counter() - start
         bar.update()
     bar.close()

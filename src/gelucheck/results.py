@@ -181,7 +181,7 @@ def _part_to_json(part):
 def _part_from_json(d, build):
     if d is None:
         return None
-    if isinstance(d.get("error"), str) or isinstance(d.get("error"), dict):
+    if isinstance(d.get("error"), (str, dict)):
         error = d["error"]
         return Failure(error if isinstance(error, str) else str(error.get("computed")))
     return build(d)

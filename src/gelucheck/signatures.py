@@ -332,7 +332,7 @@ def diagnose(function: Function, fmt: Format, x, y, rounded, exact, errors,
              fingerprint=None, specials=None, order=None) -> list[Signature]:
     """Every signature the measurement shows (none for a correctly rounded implementation);
     ``specials``: the special inputs' outcomes, for the signatures at ±inf and ±max."""
-    as64 = lambda a: np.asarray(a).astype(np.float64)  # noqa: E731
+    as64 = lambda a: np.asarray(a).astype(np.float64)
     with np.errstate(all="ignore"):
         m = Measured(function, fmt, as64(x), as64(y), as64(rounded), as64(exact),
                      np.asarray(errors, dtype=np.float64), order)

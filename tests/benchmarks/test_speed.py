@@ -23,7 +23,7 @@ from gelucheck.formats import FORMATS, get_format
 from gelucheck.functions import FUNCTIONS
 
 SIZES = [10**3, 10**5, 10**7]
-CUDA_SIZES = SIZES + [10**8]
+CUDA_SIZES = [*SIZES, 10 ** 8]
 SLOWDOWN = int(os.environ.get("GELUCHECK_BENCH_SLOWDOWN", "1"))
 
 

@@ -120,7 +120,7 @@ class Implementation:
                 out = self.kernel(given)
         except ImplementationError as exc:  # said by a kernel that runs the code elsewhere
             raise ImplementationError(f"{self.id} {exc}") from None
-        except Exception as exc:  # noqa: BLE001 - any failure of foreign code is its error
+        except Exception as exc:
             raise ImplementationError(f"{self.id} raised {type(exc).__name__}: {exc}",
                                       _own_frames(exc)) from exc
         if not (intact(given, out) if intact else np.array_equal(given.view(_uint(x)),

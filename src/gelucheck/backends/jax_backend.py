@@ -16,7 +16,7 @@ def load() -> Backend:
                        "'gelucheck[jax]'", None)
     jax.config.update("jax_enable_x64", True)  # else float64 input is silently float32
     import jax.numpy as jnp
-    import jax.scipy.special  # noqa: F401 - jax.scipy.special.erf below
+    import jax.scipy.special
     from jax.scipy.stats import norm
 
     def kernel(fn):

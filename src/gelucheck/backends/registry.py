@@ -16,6 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from typing import Any
 
 from ..errors import UsageError, choose, refuse_repeats
@@ -118,7 +119,7 @@ def _source_digest(fn, module) -> str:
         text = inspect.getsource(fn)
     except (OSError, TypeError):
         path = getattr(module, "__file__", None)
-        text = open(path, encoding="utf-8", errors="replace").read() if path else repr(fn)
+        text = Path(path).read_text(encoding="utf-8", errors="replace") if path else repr(fn)
     return "source sha256 " + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -232,7 +233,7 @@ def implementations(backends: list[str] | None, impls: list[str] | None,
         refuse_repeats("--function", [f.name for f in functions])
     whole = [b for b in backends if ":" not in b]
     single = [b for b in backends if ":" in b]
-    if whole or not backends and (every_backend or not impls):
+    if whole or (not backends and (every_backend or not impls)):
         out = select(whole or None, functions)
     else:
         out = Selection()

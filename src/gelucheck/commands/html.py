@@ -1,6 +1,8 @@
 """``gelucheck html``: saved reports as one self-contained page."""
 from __future__ import annotations
 
+import itertools
+
 from ..errors import UsageError
 
 
@@ -30,7 +32,7 @@ def run(args) -> int:
     if len(set(names)) < len(names):  # two files of the same name: tell them apart
         loaded = [(f"{i + 1}:{n}", r, e) for i, (n, r, e) in enumerate(loaded)]
     diffs = [(f"Compare {a[0]} -> {b[0]}", compare.compare(a[1], b[1]))
-             for a, b in zip(loaded, loaded[1:])]
+             for a, b in itertools.pairwise(loaded)]
     assert target is not None  # --output is required
     target.write_text(html.render(loaded, diffs,
                                   extra=[study_output.html_section(s) for s in studies]))

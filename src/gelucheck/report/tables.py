@@ -8,7 +8,7 @@ from .. import published
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
 from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SignFinding
-from .cells import NOT_TAKEN, fmt_max, fmt_share, fmt_ulp  # noqa: F401 (read as tables.fmt_* too)
+from .cells import NOT_TAKEN, fmt_max, fmt_share, fmt_ulp
 
 
 def _cell(result: AccuracyResult | None, region: str | None) -> str:
@@ -47,7 +47,7 @@ def accuracy_rows(results: list, region: str | None = None) -> tuple[list[str], 
     for r in acc:
         row = (r.identity.id, r.identity.function)
         rows.setdefault(row, {})[r.identity.dtype] = r
-    header = ["implementation", "function"] + dtypes
+    header = ["implementation", "function", *dtypes]
     body = [[impl, fn] + [_cell(by.get(d), region) for d in dtypes]
             for (impl, fn), by in rows.items()]
     return header, body
@@ -328,7 +328,7 @@ def plain(header: list[str], body: list[list], width: int = WIDTH) -> str:
             tail = (textwrap.wrap(cells[-1], shown[last], break_long_words=False,
                                   break_on_hyphens=False) or [""]
                     if len(cells[-1]) > shown[last] else [cells[-1]])
-            rows = [cells[:-1] + [tail[0]]] + [[""] * (len(cols) - 1) + [t] for t in tail[1:]]
+            rows = [[*cells[:-1], tail[0]]] + [[""] * (len(cols) - 1) + [t] for t in tail[1:]]
             return ["  ".join(c.ljust(shown[i]) for c, i in zip(r, cols)).rstrip()
                     for r in rows]
 
@@ -345,7 +345,7 @@ def wrapped(text: str, width: int = WIDTH) -> str:
 
 def markdown(header: list[str], body: list[list]) -> str:
     esc = lambda c: str(c).replace("|", "\\|")
-    rows = [header, ["---"] * len(header)] + body
+    rows = [header, ["---"] * len(header), *body]
     return "\n".join("| " + " | ".join(esc(c) for c in row) + " |" for row in rows)
 
 

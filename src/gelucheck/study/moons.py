@@ -6,6 +6,7 @@ the same data from the same weights in the same order: the comparison is paired.
 """
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -87,7 +88,7 @@ def network(config: Config, seed: int):
         def __init__(self):
             super().__init__()
             sizes = (2, *config.hidden, 2)
-            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in itertools.pairwise(sizes))
             self.activation: Callable | None = None  # set once trained with one
 
         def forward(self, x, activation=None, pre=None):

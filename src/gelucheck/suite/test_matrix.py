@@ -123,7 +123,7 @@ def test_fingerprint(accuracy_case, gelucheck_budgets, record_gelucheck):
     declared - or a recorded defect - and the one recorded in the budget."""
     impl, fmt = accuracy_case
     found = fingerprint.check(impl, fmt, impl(reference_data.table(fmt, impl.reference_function).x))
-    assert found is not None and 0 < found.n_inputs
+    assert found is not None and found.n_inputs > 0
     result = AccuracyResult(identity(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, fingerprint=found)
     _judge(result, gelucheck_budgets, record_gelucheck)

@@ -22,6 +22,7 @@ erfc's argument rounding dominates) and 2^-45.3 for the tanh form; 2^-40 leaves 
 """
 from __future__ import annotations
 
+import itertools
 from functools import cache
 
 import mpmath
@@ -460,7 +461,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     if function == GELU_TANH_GRAD:  # one formula, x*'s series in its window
         cuts = [0, *np.searchsorted(x, _tanh_grad_edges(), "right").tolist(), len(x)]
         high, low, _ = _series(GELU_TANH_GRAD)
-        for piece, (a, b) in enumerate(zip(cuts, cuts[1:])):
+        for piece, (a, b) in enumerate(itertools.pairwise(cuts)):
             if b <= a:
                 continue
             if piece == 2:
@@ -472,7 +473,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         return doubt
     if function == GELU_TANH:  # one formula, in a loop for each side of its two edges
         cuts = [0, *np.searchsorted(x, [TANH_NORMAL_ABOVE, TANH_LIMITED_FROM]).tolist(), len(x)]
-        for (a, b), subnormal, limited in zip(zip(cuts, cuts[1:]), (True, False, False),
+        for (a, b), subnormal, limited in zip(itertools.pairwise(cuts), (True, False, False),
                                               (False, False, True)):
             if b > a:
                 loops.kernels().tanh_block(x[a:b], RELATIVE_BOUND, subnormal, limited, v[a:b],
@@ -549,9 +550,9 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
     if function not in COMPILED or not loops.kernels():
         return False
     lo, hi = sorted((a, b))
-    if function in (PHI, GELU) and (-TINY < lo and hi <= TINY or _outer(function, lo, hi)):
+    if function in (PHI, GELU) and ((lo > -TINY and hi <= TINY) or _outer(function, lo, hi)):
         return True  # as fill computes them
-    middle = far_left(function) < lo and hi <= -TINY or TINY < lo and hi <= right_edge(function)
+    middle = (far_left(function) < lo and hi <= -TINY) or (lo > TINY and hi <= right_edge(function))
     if function == GELU_TANH:
         edges = (TANH_NORMAL_ABOVE, TANH_LIMITED_FROM)
         return middle and all((lo < edge) == (hi < edge) for edge in edges)

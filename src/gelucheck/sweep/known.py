@@ -169,7 +169,7 @@ def known_kind(function: Function, first: float, last: float) -> str | None:
     if lo > facts.right_edge:
         return "right"
     a, b = abs(first), abs(last)
-    if ((lo > 0 or hi < 0) and TINY_FLOOR <= a and b < facts.known_tiny
+    if ((lo > 0 or hi < 0) and a >= TINY_FLOOR and b < facts.known_tiny
             and math.frexp(a)[1] == math.frexp(b)[1]):
         return "tiny"
     return None
