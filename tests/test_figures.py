@@ -286,3 +286,21 @@ def test_a_wider_computation_is_said_in_how():
     result = accuracy.measure(wide, FLOAT16)
     assert result.how == wide.how(FLOAT16) and "float64" in result.how
     assert result.figures.not_correctly_rounded == 0
+
+
+def test_a_measurement_calls_the_implementation_once_on_the_stored_inputs():
+    """measurement.evaluate loads one Case (checks/case.py): the accuracy, the fingerprint
+    and the diagnosis read its outputs, not a call each (the minimum and the special inputs
+    call it on inputs of their own)."""
+    from gelucheck import measurement
+
+    stored = len(reference_data.table(FLOAT16, "gelu").x)
+    calls = []
+    planted = _planted({X0: _next_up(X0, 3)})
+    counted = Implementation("test", "counted", "gelu",
+                             lambda x: calls.append(len(x)) or planted.kernel(x),
+                             native=("float16",))
+    result = measurement.evaluate(counted, FLOAT16)
+    assert result.figures is not None and result.fingerprint is not None
+    assert result.diagnosis is not None
+    assert calls.count(stored) == 1, calls

@@ -6,7 +6,8 @@ import contextlib
 
 from . import signatures
 from .backends import Implementation
-from .checks import accuracy, drift, fingerprint, minimum, reference_data, sign, specials
+from .checks import accuracy, drift, fingerprint, minimum, sign, specials
+from .checks.case import Case
 from .checks.profile import profile
 from .formats import Format
 from .progress import bar as progress_bar
@@ -15,19 +16,15 @@ from .results import AccuracyResult, DriftResult
 
 def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
     """The accuracy result of one implementation in one dtype, minimum and specials included."""
-    result = accuracy.measure(impl, fmt, keep_errors=True)
+    case = Case.load(impl, fmt)  # the table loaded and the implementation called once
+    result = accuracy.measure_case(case, keep_errors)
     if result.failure is None:
-        errors, outputs = result.errors, result.outputs
-        assert errors is not None and outputs is not None  # (kept: keep_errors)
         result.minimum = minimum.check(impl, fmt)
         result.specials = specials.check(impl, fmt)
-        result.sign = sign.check(impl, fmt, outputs)
-        result.fingerprint = fingerprint.check(impl, fmt, outputs)
-        stored = reference_data.table(fmt, impl.reference_function)
-        result.profile = profile(stored.x, errors)
-        result.diagnosis = signatures.of_result(impl, fmt, result)
-        if not keep_errors:
-            result.errors = result.outputs = None
+        result.sign = sign.check(impl, fmt, case)
+        result.fingerprint = fingerprint.check(case)
+        result.profile = profile(case.x, case.errors)
+        result.diagnosis = signatures.of_result(case, result)
     return result
 
 

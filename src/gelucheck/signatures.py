@@ -347,15 +347,11 @@ def diagnose(function: Function, fmt: Format, x, y, rounded, exact, errors,
     return found
 
 
-def of_result(impl, fmt: Format, result) -> list[Signature]:
-    """diagnose over an accuracy result measured with its outputs and errors kept."""
-    from .checks import reference_data
-
-    function = impl.reference_function
-    stored = reference_data.table(fmt, function)
-    return diagnose(function, fmt, stored.x, result.outputs, stored.rounded(function),
-                    stored.exact(function), result.errors, result.fingerprint, result.specials,
-                    _order(fmt, function))
+def of_result(case, result) -> list[Signature]:
+    """diagnose over an accuracy result and the case it was measured on (checks.case)."""
+    return diagnose(case.function, case.fmt, case.x, case.outputs, case.rounded,
+                    case.exact_values, case.errors, result.fingerprint, result.specials,
+                    _order(case.fmt, case.function))
 
 
 @cache

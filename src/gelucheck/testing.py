@@ -19,7 +19,8 @@ from . import signatures
 from .backends import Implementation
 from .backends.registry import DEVICES, FRAMEWORKS
 from .backends.tensors import tensor_kernel, torch_availability
-from .checks import accuracy, minimum, reference_data, regions
+from .checks import accuracy, minimum, regions
+from .checks.case import Case
 from .checks.specials import check as check_specials
 from .errors import UsageError, choose
 from .formats import Format, get_format
@@ -62,19 +63,17 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
     __tracebackhide__ = True  # pytest shows the user's test, not gelucheck's frames
     function, fmt = get_function(function), get_format(dtype)
     impl = _implementation(fn, function, framework, device)
-    result = accuracy.measure(impl, fmt, keep_errors=True)
+    case = Case.load(impl, fmt)
+    result = accuracy.measure_case(case)
     if result.failure:
         raise AssertionError(f"{impl.name} {function.name} {fmt.name}: "
                              f"{result.failure.reason}")
-    measured, outputs = result.errors, result.outputs
-    assert measured is not None and outputs is not None  # (kept: keep_errors)
-    tab = reference_data.table(fmt, function)
-    x = tab.x
+    measured, outputs = case.errors, case.outputs
+    x = case.x
     where = _region_mask(x, region)
     over = np.flatnonzero(np.where(where, measured, -1.0) > max_ulp)
     if max_ulp <= 0.5:  # correct rounding: decided by the value, not a 0.5 score
-        over = np.flatnonzero(where & ~accuracy.correctly_rounded(outputs,
-                                                                  tab.rounded(function)))
+        over = np.flatnonzero(where & ~accuracy.correctly_rounded(outputs, case.rounded))
     if over.size:
         i = int(over[np.argmax(measured[over])])
         error = float(measured[i])
@@ -89,8 +88,8 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
         raise AssertionError(
             f"{impl.name} {function.name} {fmt.name}" + (f" in {region}" if region else "")
             + f": {what}: computed {float(outputs[i])!r}, correctly rounded "
-            f"{float(tab.rounded(function)[i])!r}"
-            + signatures.text(signatures.of_result(impl, fmt, result)))
+            f"{float(case.rounded[i])!r}"
+            + signatures.text(signatures.of_result(case, result)))
     if specials:
         found = check_specials(impl, fmt)
         if isinstance(found, Failure):  # it raised on them: that is the assertion's answer

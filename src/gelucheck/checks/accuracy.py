@@ -8,8 +8,8 @@ import numpy as np
 from ..backends import Implementation, ImplementationError
 from ..formats import Format
 from ..results import AccuracyResult, ErrorFigures, Failure
-from ..ulp import abs_error, ulp_error
-from . import reference_data
+from ..ulp import abs_error
+from .case import Case
 from .regions import REGIONS, mask, region
 
 
@@ -36,22 +36,24 @@ def _mean(errors: np.ndarray) -> float:
 def measure(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
     """The accuracy of ``impl`` in ``fmt`` against the reference of its function (exact GELU
     for a stand-in such as quick_gelu); with ``keep_errors``, the per-input errors too."""
+    return measure_case(Case.load(impl, fmt), keep_errors)
+
+
+def measure_case(case: Case, keep_errors: bool = False) -> AccuracyResult:
+    """measure, of a case loaded by the caller (which hands it on to the other checks)."""
     from ..backends import identity
 
-    function = impl.reference_function
+    impl, fmt, function, x = case.impl, case.fmt, case.function, case.x
     result = AccuracyResult(identity(impl, fmt), function.name,
                             impl.how(fmt), impl.description)
-    tab = reference_data.table(fmt, function)
-    x = tab.x
     try:
-        y = impl(x)
+        y = case.outputs
     except ImplementationError as exc:
         result.failure, result.n_tried = Failure(str(exc), exc.traceback), len(x)
         return result
-    exact = reference_data.exact(tab, function)
-    errors = ulp_error(y, exact, fmt)
-    absolute = abs_error(y, exact, fmt)
-    wrong = ~correctly_rounded(y, tab.rounded(function))
+    errors = case.errors
+    absolute = abs_error(y, case.exact, fmt)
+    wrong = ~correctly_rounded(y, case.rounded)
     i = worst_index(errors)
     j = worst_index(absolute)
     regions = []
@@ -67,7 +69,7 @@ def measure(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Acc
         n_infinite=int(np.count_nonzero(~np.isfinite(errors))),
         not_correctly_rounded=int(np.count_nonzero(wrong)),
         worst_input=float(x[i]), worst_input_hex=fmt.hex(x[i]), computed=float(y[i]),
-        exact=float(tab.exact(function)[i]), max_abs_error=float(absolute[j]),
+        exact=float(case.exact_values[i]), max_abs_error=float(absolute[j]),
         max_abs_at=float(x[j]), regions=regions)
     impossible = np.flatnonzero(function.impossible(x, y))
     if impossible.size:

@@ -15,7 +15,7 @@ from ..formats import Format, narrow
 from ..functions import GELU, GELU_TANH, X_TIMES_CDF
 from ..results import Fingerprint
 from ..ulp import Exact, ulp_error
-from . import reference_data
+from .case import Case
 
 WINDOW = (1 / 16, 5.0)  # |x|: below 1/16 every form is x/2 + O(x²) and they agree often
 # The winner must be preferred on at least 70% of the inputs that tell it from any rival; a
@@ -56,12 +56,12 @@ def applies(impl: Implementation) -> bool:
     return impl.reference_function.family == X_TIMES_CDF
 
 
-def check(impl: Implementation, fmt: Format, y: np.ndarray) -> Fingerprint | None:
-    """The fingerprint of outputs ``y`` on the stored inputs of ``fmt`` (None for functions
-    that are not GELU forms)."""
-    if not applies(impl):
+def check(case: Case) -> Fingerprint | None:
+    """The fingerprint of the case's outputs (None for functions that are not GELU forms);
+    raises the implementation's ImplementationError where it has not run yet and fails."""
+    if not applies(case.impl):
         return None
-    return identify(reference_data.table(fmt, impl.reference_function), fmt, y, declared(impl))
+    return identify(case.table, case.fmt, case.outputs, declared(case.impl))
 
 
 def identify(tab, fmt: Format, y: np.ndarray, expected: str | None) -> Fingerprint:

@@ -11,7 +11,8 @@ from ..formats import Format
 from ..functions import DERIVATIVE, get_function
 from ..reference.mpref import round_value
 from ..results import Failure, SignFinding
-from . import minimum, reference_data
+from . import minimum
+from .case import Case
 
 EXAMPLES = 5
 
@@ -20,23 +21,22 @@ def applies(impl: Implementation) -> bool:
     return impl.reference_function.family == DERIVATIVE
 
 
-def check(impl: Implementation, fmt: Format, y: np.ndarray | None = None
+def check(impl: Implementation, fmt: Format, case: Case | None = None
           ) -> SignFinding | Failure | None:
-    """The sign finding of a derivative (None for other functions); ``y`` are the outputs on
-    the stored inputs when the caller has them already."""
+    """The sign finding of a derivative (None for other functions), from the measurement's
+    case where the caller has one."""
     if not applies(impl):
         return None
-    function = impl.reference_function
-    tab = reference_data.table(fmt, function)
-    x = tab.x
+    case = case or Case.load(impl, fmt)
+    x = case.x
     try:
-        y = impl(x) if y is None else y
+        y = case.outputs
         crossing = _crossing(impl, fmt)
     except ImplementationError as exc:
         return Failure(str(exc))
     computed = y.astype(np.float64)
-    exact = tab.exact(function)
-    rounded = tab.rounded(function).astype(np.float64)
+    exact = case.exact_values
+    rounded = case.rounded.astype(np.float64)
     nan = np.isnan(computed)
     wrong = ~nan & (computed != 0) & (np.signbit(computed) != np.signbit(exact))
     false_zero = (computed == 0) & (rounded != 0)

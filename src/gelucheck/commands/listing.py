@@ -31,7 +31,8 @@ def run(args) -> int:
 
 def _print_fingerprints(impl) -> None:
     """Per dtype, the formula the implementation's outputs compute (checks.fingerprint)."""
-    from ..checks import fingerprint, reference_data
+    from ..checks import fingerprint
+    from ..checks.case import Case
     from ..errors import ImplementationError
     from ..report.tables import fingerprint_text
 
@@ -39,8 +40,7 @@ def _print_fingerprints(impl) -> None:
         return
     for fmt in impl.dtypes:
         try:
-            stored = reference_data.table(fmt, impl.reference_function)
-            found = fingerprint.check(impl, fmt, impl(stored.x))
+            found = fingerprint.check(Case.load(impl, fmt))
         except ImplementationError as exc:
             print(f"      {fmt.name:8s} fingerprint: ERROR {exc}")
             continue

@@ -24,6 +24,7 @@ from gelucheck.checks import (
     sign,
     specials,
 )
+from gelucheck.checks.case import Case
 from gelucheck.functions import GELU
 from gelucheck.pytest_plugin import only_functions
 from gelucheck.results import AccuracyResult, MinimumFinding, SignFinding
@@ -58,11 +59,12 @@ def _judge(result, gelucheck_budgets, record_gelucheck, explain=lambda: ""):
 
 def test_ulp(accuracy_case, gelucheck_budgets, record_gelucheck):
     impl, fmt = accuracy_case
-    result = accuracy.measure(impl, fmt, keep_errors=True)
+    case = Case.load(impl, fmt)
+    result = accuracy.measure_case(case)
     assert result.failure is None, result.failure.reason
     # a failure says the mechanism too (gelucheck.signatures), computed only then
     _judge(result, gelucheck_budgets, record_gelucheck,
-           explain=lambda: signatures.text(signatures.of_result(impl, fmt, result)))
+           explain=lambda: signatures.text(signatures.of_result(case, result)))
 
 
 def test_specials(accuracy_case, gelucheck_budgets, record_gelucheck):
@@ -122,7 +124,7 @@ def test_fingerprint(accuracy_case, gelucheck_budgets, record_gelucheck):
     """The formula the outputs compute (exact, tanh, x·σ(1.702x), x·σ(1.773x)) is the one
     declared - or a recorded defect - and the one recorded in the budget."""
     impl, fmt = accuracy_case
-    found = fingerprint.check(impl, fmt, impl(reference_data.table(fmt, impl.reference_function).x))
+    found = fingerprint.check(Case.load(impl, fmt))
     assert found is not None and found.n_inputs > 0
     result = AccuracyResult(identity(impl, fmt), impl.reference_function.name,
                             impl.how(fmt), impl.description, fingerprint=found)
