@@ -100,7 +100,8 @@ def test_tanh_drift(drift_case):
     measured = np.max(np.abs(a - b)[finite])
     truth = np.max(np.abs(A - B)[finite])
     slack = np.max(np.abs(a - A)[finite]) + np.max(np.abs(b - B)[finite])
-    assert abs(measured - truth) <= slack * (1 + 1e-12) + 1e-300
+    with np.errstate(over="ignore"):  # a clipped stand-in's slack may be inf in float64
+        assert abs(measured - truth) <= slack * (1 + 1e-12) + 1e-300
     result = drift.backend_drift(exact_impl, tanh_impl, fmt)
     assert result.figures is not None, result.failure
     assert result.figures.max_abs == pytest.approx(measured, rel=1e-12)
