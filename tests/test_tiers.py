@@ -95,6 +95,26 @@ def test_xla_s_tier_is_its_last_cap_within_what_the_host_has(monkeypatch):
     assert tiers.xla_tier().name == "avx2"  # a cap cannot lift the host
 
 
+def test_openvino_s_tier_is_its_onednn_cap_within_what_the_host_has(monkeypatch):
+    """OpenVINO's CPU plugin runs oneDNN: ONEDNN_MAX_CPU_ISA caps it (its outputs change with
+    it), never above the host; uncapped, the host's best with its AMX and FP16 named."""
+    avx512 = {"avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512dq"}
+    bf16 = avx512 | {"avx512_vnni", "avx512_bf16"}
+    monkeypatch.setattr(tiers, "_cpuinfo", lambda: ("x", frozenset(bf16)))
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    assert tiers.openvino_tier().name == "avx2"
+    assert "oneDNN up to AVX2" in tiers.openvino_tier().parts
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE")
+    assert tiers.openvino_tier().name == "avx512"
+    monkeypatch.delenv("ONEDNN_MAX_CPU_ISA")
+    assert tiers.openvino_tier().name == "avx512_bf16"
+    monkeypatch.setattr(tiers, "_cpuinfo", lambda: ("x", frozenset(bf16 | {"amx_tile"})))
+    assert tiers.openvino_tier().name == "avx512_bf16+amx"
+    monkeypatch.setattr(tiers, "_cpuinfo", lambda: ("x", frozenset({"avx2", "fma"})))
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX512_CORE_BF16")
+    assert tiers.openvino_tier().name == "avx2"  # a cap cannot lift the host
+
+
 def test_a_library_loaded_before_the_caps_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "jax", object())
     for variable in (*tiers.CAP_VARIABLES, "XLA_FLAGS"):

@@ -217,6 +217,28 @@ def xla_tier() -> Tier:
     return Tier(name, parts)
 
 
+# oneDNN's caps (ONEDNN_MAX_CPU_ISA) as preset names, lowest first, with the CPU flags each
+# needs; uncapped, oneDNN takes the host's best, and its AMX and FP16 kernels where present
+ONEDNN_CAPS = (("AVX2", "avx2"), ("AVX512_CORE", "avx512"), ("AVX512_CORE_BF16", "avx512_bf16"))
+ONEDNN_EXTENSIONS = (("amx", "amx_tile"), ("fp16", "avx512_fp16"))
+
+
+def openvino_tier() -> Tier:
+    """The tier of OpenVINO's CPU plugin in this process: its oneDNN's cap where set
+    (ONEDNN_MAX_CPU_ISA, read when the plugin loads) and the CPU has it, else the host's best
+    preset with its AMX and FP16 extensions (``avx512_bf16+amx``)."""
+    cap = os.environ.get("ONEDNN_MAX_CPU_ISA", "").upper()
+    flags = _cpuinfo()[1]
+    host = [name for _, name in ONEDNN_CAPS if NEEDS[name] <= flags]
+    best = host[-1] if host else "unknown"
+    caps = [c for c, _ in ONEDNN_CAPS]
+    if cap in caps and best in host:
+        name = ONEDNN_CAPS[min(caps.index(cap), host.index(best))][1]
+    else:
+        name = best + "".join(f"+{short}" for short, flag in ONEDNN_EXTENSIONS if flag in flags)
+    return Tier(name, f"OpenVINO's oneDNN {'up to ' + cap if cap else 'uncapped'}; {cpu()}")
+
+
 def took(module: str, tier: str) -> bool:
     """Whether ``module``, already loaded, runs on ``tier`` (torch is asked; XLA's backends
     read their cap when they first compile, which cannot be asked: assumed not)."""

@@ -1,0 +1,41 @@
+"""The OpenVINO backend: one-op models of any rank, the lowered inference precisions as
+consistency paths where the CPU offers them (the accuracy, fingerprints and budgets are the
+shipped suite's, in `tox -e openvino`)."""
+import numpy as np
+import pytest
+
+pytest.importorskip("openvino", reason="openvino is not installed (extra: openvino)")
+
+from gelucheck.backends import get_backend
+from gelucheck.formats import FLOAT16, FLOAT32
+
+
+def _impls():
+    backend = get_backend("openvino")
+    assert backend.available, backend.reason
+    return {i.name: i for i in backend.implementations}
+
+
+@pytest.mark.parametrize("name", ["Gelu(erf)", "Gelu(tanh)", "Erf"])
+def test_a_model_of_any_rank_gives_the_elementwise_outputs(name):
+    """The CPU plugin takes no dynamic rank: a model per rank, each elementwise alike."""
+    impl = _impls()[name]
+    x = np.linspace(-4, 4, 60, dtype=np.float32)
+    flat = impl(x)
+    assert np.array_equal(impl(x.reshape(3, 4, 5)).reshape(-1), flat)
+    assert np.array_equal(np.stack([impl(x[i:i + 1].reshape(())) for i in range(3)]), flat[:3])
+
+
+def test_the_lowered_precisions_are_paths_of_float32_where_the_cpu_offers_them():
+    import openvino as ov
+
+    offered = set(ov.Core().get_property("CPU", "OPTIMIZATION_CAPABILITIES"))
+    want = {f"hint-{h}" for h, c in (("bf16", "BF16"), ("f16", "FP16")) if c in offered}
+    for impl in _impls().values():
+        assert set(impl.paths(FLOAT32)) == want
+        assert impl.paths(FLOAT16) == {}
+
+
+def test_its_tier_is_named_in_its_version_line():
+    backend = get_backend("openvino")
+    assert backend.tier is not None and f"kernels {backend.tier.name}" in backend.version
