@@ -1,6 +1,9 @@
 """What the sweep's test modules share: the functions the fast reference covers, the blocks
 of its closed-form parts, errors measured by mpmath, an implementation that returns given
-outputs."""
+outputs, and typed sweep statistics as plain dicts (for tests that compare two of them
+after dropping what may differ: timings, sums to float64's rounding)."""
+import dataclasses
+import math
 
 import mpmath
 import numpy as np
@@ -8,6 +11,7 @@ import numpy as np
 from gelucheck.checks import reference_data
 from gelucheck.formats import FLOAT32
 from gelucheck.sweep import fastref, reference
+from gelucheck.sweep.stats import ChunkStats, Figures, ImplFailure, ImplStats
 
 FUNCTIONS = ("phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad", "gelu_tanh_grad")
 
@@ -83,3 +87,30 @@ def window_around_minimum():
     index = np.searchsorted(tab.x.astype(np.float64), x.astype(np.float64)[::-1])
     assert np.array_equal(tab.x[index], x[::-1])
     return lo, hi
+
+
+def plain(value):
+    """A ChunkStats, ImplStats, ImplFailure or Figures as dicts: an implementation's whole
+    figures at its top level beside its regions and histogram (a list); its exact and
+    computed values left out where they were not set (NaN, which equals nothing), and the
+    timings (which never agree) everywhere."""
+    if isinstance(value, ChunkStats):
+        out = {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
+        out["implementations"] = {k: plain(v) for k, v in value.implementations.items()}
+        del out["reference_s"], out["task_s"]
+        return out
+    if isinstance(value, ImplFailure):
+        return {"error": value.error}
+    if isinstance(value, ImplStats):
+        out = dataclasses.asdict(value)
+        whole = out.pop("whole")
+        out["histogram"] = list(out["histogram"])
+        for key in ("exact", "computed"):
+            if math.isnan(out[key]):
+                del out[key]
+        for key in ("eval_s", "check_s", "guard_s"):
+            del out[key]
+        return {**whole, **out}
+    if isinstance(value, Figures):
+        return dataclasses.asdict(value)
+    raise TypeError(f"not sweep statistics: {value!r}")

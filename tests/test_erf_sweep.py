@@ -10,7 +10,7 @@ from gelucheck.cli import main
 from gelucheck.errors import UsageError
 from gelucheck.functions import ERF, ERFC, get_function
 from gelucheck.sweep import chunk, erf_reference, loops, stats
-from sweep_figures import plain
+from sweep_support import plain
 
 pytest.importorskip("numba", reason="the erf family's sweep reference is compiled (numba)")
 

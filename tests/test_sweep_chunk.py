@@ -10,8 +10,8 @@ from gelucheck.checks.regions import REGIONS, mask
 from gelucheck.formats import FLOAT32
 from gelucheck.sweep import chunk
 from gelucheck.sweep.stats import merge_all
-from sweep_figures import plain
 from sweep_support import (
+    plain,
     window_around_minimum,
 )
 

@@ -29,7 +29,7 @@ from gelucheck.sweep import (
     scoring,
 )
 from gelucheck.sweep.known import known_part
-from sweep_figures import plain
+from sweep_support import plain
 
 
 @pytest.fixture(autouse=True)

@@ -9,13 +9,13 @@ from gelucheck.formats import FLOAT32
 from gelucheck.reference.mpref import correctly_rounded
 from gelucheck.sweep import chunk, edges, fastref, reference, scoring
 from gelucheck.sweep.known import known_part
-from sweep_figures import plain
 from sweep_support import (
     EXACT_PART_BLOCKS,
     FUNCTIONS,
     TINY_BLOCKS,
     known_tiny_edge,
     mp_errors,
+    plain,
 )
 
 

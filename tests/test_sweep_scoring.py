@@ -9,7 +9,6 @@ import pytest
 from gelucheck.backends import find
 from gelucheck.sweep import chunk, fastref, loops, reference, scoring
 from gelucheck.sweep import stats as sweep_stats
-from sweep_figures import plain
 from sweep_support import (
     EXACT_PART_BLOCKS,
     FUNCTIONS,
@@ -17,6 +16,7 @@ from sweep_support import (
     Returns,
     mp_errors,
     mp_exact_errors,
+    plain,
 )
 
 

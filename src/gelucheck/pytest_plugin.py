@@ -21,11 +21,6 @@ import pytest
 # pytester isolates (it restores sys.modules afterwards, and numpy cannot load twice).
 from . import published
 from .budgets import DEFAULT_MAX_ULP
-
-if TYPE_CHECKING:
-    from .backends import Implementation
-    from .functions import Function
-    from .sweep.stats import ChunkStats
 from .report import jsonio, tables
 from .shared_options import (
     add_budgets_option,
@@ -34,6 +29,11 @@ from .shared_options import (
     add_range_option,
     one_kernel_tier,
 )
+
+if TYPE_CHECKING:
+    from .backends import Implementation
+    from .functions import Function
+    from .sweep.stats import ChunkStats
 
 OPTIONS = {"backend": "GELUCHECK_BACKEND", "dtype": "GELUCHECK_DTYPE",
            "function": "GELUCHECK_FUNCTION"}
