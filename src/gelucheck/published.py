@@ -15,9 +15,9 @@ from packaging.version import Version
 from .errors import GelucheckError
 from .formats import FORMATS
 from .functions import FUNCTIONS
-from .results import AccuracyResult, SweepResult
+from .results import AccuracyResult, SearchResult, SweepResult
 
-Measured = AccuracyResult | SweepResult
+Measured = AccuracyResult | SweepResult | SearchResult
 
 FILE = "published_bounds.toml"
 
@@ -111,9 +111,11 @@ FULL_SWEEP = ["0x00000000", "0x100000000"]
 def coverage(result: Measured) -> str:
     """Which inputs a result's max ulp is the maximum over: "every input" (a 16-bit dtype's
     reference data holds all of them; a sweep of all float32), "range" (a sweep of part of
-    float32) or "sample" (float32 and float64 in ``check``: a stratified sample). Only over
-    every input may a measured figure be said to be within a documented bound: a sample's
-    maximum is a lower bound of the true one."""
+    float32), "sample" (float32 and float64 in ``check``: a stratified sample) or "search"
+    (``gelucheck search``). Only over every input may a measured figure be said to be within
+    a documented bound: a sample's or a search's maximum is a lower bound of the true one."""
+    if isinstance(result, SearchResult):
+        return "search"
     if isinstance(result, SweepResult):
         return "every input" if result.range == FULL_SWEEP else "range"
     return "every input" if FORMATS[result.identity.dtype].bits == 16 else "sample"
@@ -128,7 +130,8 @@ def verdict(bound: Bound, result: Measured) -> str:
     covered = coverage(result)
     if covered == "every input":
         return "within"
-    return "none above " + ("in the range" if covered == "range" else "on the sample")
+    return "none above " + {"range": "in the range", "search": "in the search"}.get(
+        covered, "on the sample")
 
 
 def beside(result: Measured) -> str | None:

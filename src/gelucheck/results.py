@@ -518,9 +518,75 @@ class ConsistencyResult:
                    _diagnosis_from_json(d.get("diagnosis")))
 
 
-Result = AccuracyResult | DriftResult | SweepResult | ConsistencyResult
+@dataclass(frozen=True)
+class SearchFigures:
+    """The worst input a float64 search found, its error settled by mpmath (Ziv's loop):
+    a lower bound of the implementation's true largest error."""
+
+    max_ulp: float
+    worst_input: float
+    worst_input_hex: str
+    computed: float  # the implementation's output there
+    exact: float  # the correctly rounded value
+    settled: int  # candidates re-checked by mpmath
+    # the largest distance between a candidate's fast-reference figure and mpmath's (at most
+    # the reference's proven bound: docs/design.md, The float64 search's reference)
+    reference_gap: float
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """``gelucheck search``: the largest error found among the evaluations of a seeded
+    search, not a maximum over every input."""
+
+    identity: Identity
+    evaluations: int
+    seed: int
+    failure: Failure | None = None
+    figures: SearchFigures | None = None
+    candidates: list[dict] = field(default_factory=list)  # {"x": hex, "ulp": settled figure}
+    rounds: int = 0
+    whole_cells: int = 0  # cells of 2^16 encodings searched whole
+    wall_s: float | None = None
+    implementation_s: float = 0.0
+    reference_s: float = 0.0
+    engine: dict | None = None
+
+    kind = "search"
+
+    @property
+    def label(self) -> str:
+        return f"search {self.identity}"
+
+    def to_json(self) -> dict:
+        i = self.identity
+        out = {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
+               "function": i.function, "dtype": i.dtype, "device": i.device,
+               **i.provenance(), "error": self.failure.reason if self.failure else None,
+               "evaluations": self.evaluations, "seed": self.seed, "rounds": self.rounds,
+               "whole_cells": self.whole_cells, "candidates": self.candidates,
+               "wall_s": self.wall_s, "implementation_s": self.implementation_s,
+               "reference_s": self.reference_s, "engine": self.engine}
+        if self.failure:
+            out["max_ulp"] = float("inf")
+        elif self.figures:
+            out.update(asdict(self.figures))
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> SearchResult:
+        failure = Failure(d["error"]) if d.get("error") else None
+        figures = None if failure else SearchFigures(
+            *(d[f.name] for f in fields(SearchFigures)))
+        return cls(Identity.from_json(d), d["evaluations"], d["seed"], failure, figures,
+                   d.get("candidates", []), d.get("rounds", 0), d.get("whole_cells", 0),
+                   d.get("wall_s"), d.get("implementation_s", 0.0), d.get("reference_s", 0.0),
+                   d.get("engine"))
+
+
+Result = AccuracyResult | DriftResult | SweepResult | ConsistencyResult | SearchResult
 KINDS = {cls.kind: cls for cls in (AccuracyResult, DriftResult, SweepResult,
-                                   ConsistencyResult)}
+                                   ConsistencyResult, SearchResult)}
 
 
 def from_json(d: dict) -> Result:

@@ -14,11 +14,12 @@ from . import (
     listing,
     measure,
     reference,
+    search,
     sweep,
 )
 
 MODULES = (reference, listing, measure, html, consistency, drift, bench, compare, sweep,
-           budgets, study)
+           search, budgets, study)
 
 
 def add_all(sub) -> None:

@@ -16,17 +16,23 @@ MAX_PRECISION = 4096
 PRECISIONS = [128 << k for k in range((MAX_PRECISION // 128).bit_length())]  # 128 ... MAX
 
 
-@contextmanager
 def _precision(bits: int):
     """Arb's working precision, restored after: the ball's ends are read at it too."""
+    return flint_setting("prec", bits)
+
+
+@contextmanager
+def flint_setting(name: str, value: int):
+    """One of python-flint's context settings (prec, cap: a series' length), restored
+    after."""
     import flint
 
-    old = flint.ctx.prec
-    flint.ctx.prec = bits
+    old = getattr(flint.ctx, name)
+    setattr(flint.ctx, name, value)
     try:
         yield
     finally:
-        flint.ctx.prec = old
+        setattr(flint.ctx, name, old)
 
 
 def available() -> bool:

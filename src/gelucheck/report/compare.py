@@ -3,7 +3,14 @@ from __future__ import annotations
 
 import math
 
-from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, Result
+from ..results import (
+    AccuracyResult,
+    ConsistencyResult,
+    DriftResult,
+    MinimumFinding,
+    Result,
+    SearchResult,
+)
 from .environment import kernel_tiers
 from .tables import fmt_ulp
 
@@ -29,6 +36,8 @@ def _figures(r: Result) -> dict[str, float]:
     if r.figures is None:
         return {"max ulp": math.inf}
     out = {"max ulp": r.figures.max_ulp}
+    if isinstance(r, SearchResult):  # a search has one figure: its worst input's
+        return out
     for region in r.figures.regions:
         out[f"max ulp {region.name}"] = region.max_ulp
     if isinstance(r, AccuracyResult) and isinstance(r.minimum, MinimumFinding):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..errors import UsageError
-from ..results import AccuracyResult, Result, SweepResult, from_json
+from ..results import AccuracyResult, Result, SearchResult, SweepResult, from_json
 
 SCHEMA_VERSION = 2
 
@@ -69,12 +69,12 @@ def _with_bound(result: Result) -> dict:
     """A result's JSON, with the documented bound beside its measured max ulp where one
     covers it (data/published_bounds.toml): ``documented`` = max_ulp, library, source, and
     whether the measured figure is above it, and over which inputs it was measured
-    (``measured_over``: every input, range or sample). Read back, it is shown again from
+    (``measured_over``: every input, range, sample or search). Read back, it is shown again from
     the file."""
     from .. import published
 
     out = result.to_json()
-    if not isinstance(result, (AccuracyResult, SweepResult)):
+    if not isinstance(result, (AccuracyResult, SweepResult, SearchResult)):
         return out
     bound = published.bound_for(result)
     if bound is not None:  # (a result that was not measured has none)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import socket
 from collections.abc import Callable
 from typing import Any  # (Dask's client and cluster: distributed loads when used)
 
@@ -22,7 +21,7 @@ from ..backends import Implementation
 from ..functions import Function, get_function
 from .reference import SweepError
 from .stats import ChunkStats
-from .worker import _WORKER, Meta, Spec, _init_worker, _meta, _run_task
+from .worker import _WORKER, Meta, Spec, _init_worker, _meta, _run_task, check_versions
 
 # per worker process: the sweep its implementations were resolved for
 _READY: dict[str, tuple[str, str]] = {}
@@ -35,13 +34,7 @@ def run_task(specs: list[Spec], function: str, task: tuple[int, int],
     key = (json.dumps(specs, sort_keys=True), function)
     if _READY.get("key") != key:
         _init_worker(specs, function)
-        mine = _meta(get_function(function), _WORKER["impls"], (0, 0))
-        for name in ("gelucheck", "implementations", "versions"):
-            if mine[name] != meta[name]:
-                raise SweepError(
-                    f"the worker on {socket.gethostname()} (pid {os.getpid()}) has "
-                    f"{name} {mine[name]}, where this sweep was planned with {meta[name]}: "
-                    "every worker needs the same gelucheck, libraries and kernel tier")
+        check_versions(_WORKER["impls"], meta)
         _READY["key"] = key
     return _run_task(task)
 

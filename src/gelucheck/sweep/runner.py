@@ -83,23 +83,28 @@ def _fork_server():
     return ctx
 
 
-@contextmanager
 def _workers(count: int, specs: list[Spec], function: Function):
-    """A pool of ``count`` worker processes (None for one: this process works alone), forked
-    from the fork server (_fork_server: sweep starts it before it resolves the
-    implementations), ready as the tasks are submitted. Where there is no fork server
-    (Windows), spawned at once instead. On an error, Ctrl-C or when unused, the workers are
-    stopped at once."""
+    """The sweep's pool of worker processes (pool_of)."""
+    return pool_of(count, _init_worker, (specs, function.name))
+
+
+@contextmanager
+def pool_of(count: int, initializer, initargs: tuple):
+    """A pool of ``count`` worker processes (None for one: this process works alone), each
+    made by ``initializer(*initargs, env)``, forked from the fork server (_fork_server: sweep
+    starts it before it resolves the implementations), ready as the tasks are submitted.
+    Where there is no fork server (Windows), spawned at once instead. On an error, Ctrl-C or
+    when unused, the workers are stopped at once."""
     if count <= 1:
         yield None
         return
     others = set(multiprocessing.active_children())  # not ours to stop
     if (ctx := _fork_server()) is not None:
-        pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=_init_worker,
-                                   initargs=(specs, function.name, dict(os.environ)))
+        pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=initializer,
+                                   initargs=(*initargs, dict(os.environ)))
     else:
         pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init_worker, initargs=(specs, function.name))
+                                   initializer=initializer, initargs=initargs)
         for _ in range(count):  # each submission spawns a worker: all of them now
             pool.submit(int)
     try:

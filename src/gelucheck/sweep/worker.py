@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import socket
 from typing import Any, TypedDict
 
 from .. import __version__
@@ -108,6 +109,18 @@ def _init_worker(specs: list[Spec], function: str,
 
 def _run_task(task: tuple[int, int]) -> ChunkStats:
     return evaluate(_WORKER["impls"], _WORKER["function"], *task)
+
+
+def check_versions(impls: list[Implementation], planned: Meta, work: str = "sweep") -> None:
+    """Refuse, by name, a worker whose gelucheck, library versions or kernel tier differ
+    from the planning process's: its figures would not be the same ``work``'s."""
+    mine = _meta(impls[0].function, impls, (0, 0))
+    for name in ("gelucheck", "implementations", "versions"):
+        if mine[name] != planned[name]:
+            raise SweepError(
+                f"the worker on {socket.gethostname()} (pid {os.getpid()}) has {name} "
+                f"{mine[name]}, where this {work} was planned with {planned[name]}: every "
+                "worker needs the same gelucheck, libraries and kernel tier")
 
 
 def _meta(function: Function, impls: list[Implementation], span: tuple[int, int]) -> Meta:

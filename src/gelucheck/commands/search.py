@@ -1,0 +1,97 @@
+"""``gelucheck search``: float64 worst cases found by search, settled by mpmath."""
+from __future__ import annotations
+
+import os
+
+from ..errors import UsageError
+from ..formats import FORMATS
+from ..functions import FUNCTIONS
+from . import options
+
+DEFAULT_EVALUATIONS = 10_000_000
+
+
+def add(sub) -> None:
+    p = sub.add_parser("search", help="float64 inputs with the largest errors, found by a "
+                       "seeded search (a lower bound of the true largest error), each "
+                       "settled by mpmath")
+    p.add_argument("--backend", action="append", default=[], metavar="NAME[:IMPL]",
+                   help="a backend, or one implementation of it (repeatable)")
+    options.add_impl(p)
+    p.add_argument("--function", required=True, type=options.choices("function", FUNCTIONS),
+                   help="the function to search: phi, gelu, phi_grad, gelu_grad, erf, erfc")
+    p.add_argument("--dtype", default=FORMATS["float64"], type=options.choices("dtype", FORMATS),
+                   help="float64 (float32 has every input: gelucheck sweep)")
+    p.add_argument("--evaluations", type=options.positive, metavar="N",
+                   help=f"stop after the round that reaches N evaluations (default: "
+                   f"{DEFAULT_EVALUATIONS:,} unless --seconds is given); the same N and "
+                   "--seed give the same result with any number of workers")
+    p.add_argument("--seconds", type=options.positive, metavar="S",
+                   help="stop after the round that ends past S seconds (its evaluations are "
+                   "printed: give them as --evaluations to run the same search again)")
+    p.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
+    p.add_argument("--workers", type=options.positive, default=os.cpu_count() or 1,
+                   help="processes (default: the number of cores)")
+    p.add_argument("--engine", default="local", type=options.choices("engine", ("local",
+                   "dask")), help="where the rounds run: local (a pool of --workers "
+                   "processes) or dask (a local Dask cluster of --workers processes)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster whose "
+                   "scheduler is at ADDRESS (implies --engine dask)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--checkpoint", metavar="DIR", help="keep each finished round here and "
+                   "read it back when the same search runs again")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(handler=run)
+
+
+def run(args) -> int:
+    from .. import output_files, published
+    from ..report import jsonio
+    from ..search.run import SEARCHABLE
+    from ..search.run import run as search_one
+    from ..search.strategy import Budget
+    from ..sweep.worker import Spec, resolve
+
+    if args.dtype.name != "float64":
+        raise UsageError(f"--dtype {args.dtype.name}: the search is for float64; float32 has "
+                         "every input (gelucheck sweep), 16-bit dtypes every input in check")
+    if args.function.name not in SEARCHABLE:
+        raise UsageError(f"--function {args.function.name}: no search reference for it (its "
+                         f"Arb formula branches on the sign of x); searchable: "
+                         f"{', '.join(SEARCHABLE)}")
+    json_path = output_files.file(args.json, "--json")
+    output_files.folder(args.checkpoint, "--checkpoint")
+    named = [Spec(kind="builtin", impl=b, function=args.function.name) for b in args.backend]
+    named += [Spec(kind="user", impl=i, function=args.function.name, framework=args.framework,
+                   device=args.device, autograd=args.autograd) for i in args.impl or []]
+    if not named:
+        raise UsageError("name what to search: --backend NAME[:IMPL] or --impl MOD:FN")
+    from ..sweep.cluster import spec_of
+
+    specs = [spec_of(i, args.framework) if s["kind"] == "builtin" else s
+             for s in named for i in resolve(s)]  # one search per implementation
+    evaluations = args.evaluations or (None if args.seconds else DEFAULT_EVALUATIONS)
+    results = []
+    for spec in specs:
+        r = search_one(spec, args.function, Budget(evaluations, args.seconds), args.seed,
+                       args.workers, args.engine, args.scheduler, not args.no_progress,
+                       args.checkpoint)
+        results.append(r)
+        print(_line(r))
+        documented = published.beside(r)
+        if documented:
+            print(f"  {documented}")
+    if json_path:
+        jsonio.write(results, json_path)
+    return 2 if any(r.failure for r in results) else 0
+
+
+def _line(r) -> str:
+    who = f"{r.identity.backend}:{r.identity.implementation} {r.identity.function} float64"
+    if r.failure:
+        return f"ERROR {who}: {r.failure.reason}"
+    f = r.figures
+    return (f"{who}: at least {f.max_ulp:.4g} ulp (search: {r.evaluations:,} evaluations, "
+            f"seed {r.seed}, {r.wall_s:.1f} s) at x = {f.worst_input!r} ({f.worst_input_hex}): "
+            f"returned {f.computed!r} ({f.computed.hex()}), correctly rounded {f.exact!r} "
+            f"({f.exact.hex()}); settled by mpmath ({f.settled} candidates)")

@@ -1,0 +1,150 @@
+"""Where the search's rounds run: in this process, on a pool of local processes, or on a
+Dask cluster (the sweep's engines: sweep/runner.py's pool, sweep/cluster.py's client). A
+round's cells go out in chunks; each worker rebuilds the implementation from its spec and
+keeps its own reference (its cache of expansions); results come back in the round's order,
+so the search is the same with any number of workers."""
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..backends import Implementation
+from ..functions import get_function
+from ..sweep.worker import (
+    Meta,
+    Spec,
+    _meta,
+    _restore_threads,
+    _tune_process,
+    check_versions,
+    resolve,
+)
+from .cells import Cell
+from .reference import Reference
+from .task import CellResult, evaluate
+
+ENGINES = ("local", "dask")
+CHUNKS_PER_WORKER = 4  # a round in this many chunks per worker: the last ones balance
+
+_STATE: dict[str, Any] = {}  # per process: the implementation and reference of one search
+
+
+def _prepare(spec: Spec, function: str, meta: Meta | None = None
+             ) -> tuple[Implementation, Reference]:
+    key = json.dumps([spec, function], sort_keys=True)
+    if _STATE.get("key") != key:
+        (impl,) = resolve(spec)
+        if meta is not None:
+            check_versions([impl], meta, "search")
+        _STATE.update(key=key, impl=impl, reference=Reference(get_function(function)))
+    return _STATE["impl"], _STATE["reference"]
+
+
+def _init_worker(spec: Spec, function: str, env: dict[str, str] | None = None) -> None:
+    if env is not None:  # forked from the fork server, which holds its first user's
+        os.environ.clear()
+        os.environ.update(env)
+    _tune_process()
+    _prepare(spec, function)
+
+
+def run_chunk(spec: Spec, function: str, cells: list[Cell], samples: int | None, seed: int,
+              meta: Meta | None = None) -> list[CellResult]:
+    """One chunk of a round, on whichever worker: pure, as evaluate is."""
+    impl, reference = _prepare(spec, function, meta)
+    return evaluate(impl, reference, cells, samples, seed)
+
+
+def _chunks(cells: list[Cell], workers: int) -> list[list[Cell]]:
+    size = max(1, -(-len(cells) // (workers * CHUNKS_PER_WORKER)))
+    return [cells[i:i + size] for i in range(0, len(cells), size)]
+
+
+class Engine:
+    """Runs a search's rounds (strategy.Runner); ``overhead_s`` is the workers' time outside
+    the cells' own evaluation (dispatch, transfer, waiting for the last chunk)."""
+
+    def __init__(self, spec: Spec, function: str, workers: int, submit):
+        self.spec, self.function, self.workers, self._submit = spec, function, workers, submit
+        self.name = "here"
+        self.dashboard: str | None = None
+        self.tasks = 0
+        self.wall_s = 0.0
+        self.busy_s = 0.0
+
+    def __call__(self, cells: list[Cell], samples: int | None, seed: int) -> list[CellResult]:
+        clock = time.perf_counter()
+        chunks = _chunks(cells, self.workers)
+        results = [r for chunk in self._submit(chunks, samples, seed) for r in chunk]
+        self.tasks += len(chunks)
+        self.wall_s += time.perf_counter() - clock
+        self.busy_s += sum(r.implementation_s + r.reference_s for r in results)
+        return results
+
+    def describe(self) -> dict:
+        return {"name": self.name, "workers": self.workers, "tasks": self.tasks,
+                "overhead_s": max(0.0, self.wall_s * self.workers - self.busy_s)}
+
+
+@contextmanager
+def engine(spec: Spec, function: str, workers: int, name: str = "local",
+           scheduler: str | None = None) -> Iterator[Engine]:
+    """The engine a search runs on: this process (one local worker), a local pool, or Dask
+    (``name`` dask: a local cluster of ``workers`` processes, or the one at ``scheduler``)."""
+    if name == "dask" or scheduler is not None:
+        with _dask(spec, function, workers, scheduler) as e:
+            yield e
+        return
+    from ..sweep.runner import pool_of
+
+    with pool_of(workers, _init_worker, (spec, function)) as pool:
+        if pool is None:
+            threads = _tune_process()
+            try:
+                e = Engine(spec, function, 1, lambda chunks, samples, seed: [
+                    run_chunk(spec, function, c, samples, seed) for c in chunks])
+                yield e
+            finally:
+                _restore_threads(threads)
+            return
+
+        def submit(chunks, samples, seed):
+            futures = [pool.submit(run_chunk, spec, function, c, samples, seed)
+                       for c in chunks]
+            return [f.result() for f in futures]
+
+        e = Engine(spec, function, workers, submit)
+        e.name = "local"
+        yield e
+
+
+@contextmanager
+def _dask(spec: Spec, function: str, workers: int, scheduler: str | None
+          ) -> Iterator[Engine]:
+    from ..sweep.cluster import _client
+
+    (impl,) = resolve(spec)
+    meta = _meta(impl.function, [impl], (0, 0))
+    client, cluster = _client(scheduler, workers)
+    try:
+        held = client.scheduler_info().get("workers", {}).values()
+        count = max(1, sum(int(w.get("nthreads", 1)) for w in held))
+
+        def submit(chunks, samples, seed):
+            futures = [client.submit(run_chunk, spec, function, c, samples, seed, meta,
+                                     pure=False) for c in chunks]
+            return client.gather(futures)
+
+        e = Engine(spec, function, count, submit)
+        e.name = "dask"
+        e.dashboard = client.dashboard_link if "dashboard" in client.scheduler_info().get(
+            "services", {}) else None
+        yield e
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()

@@ -1,0 +1,75 @@
+"""One implementation's float64 search, start to end: the engine up, the rounds run (with
+a progress bar over the evaluations, and a checkpoint where asked), the candidates settled
+by mpmath, and a SearchResult."""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ..backends.registry import identity
+from ..errors import ImplementationError
+from ..formats import FLOAT64
+from ..functions import Function
+from ..progress import bar
+from ..results import Failure, SearchFigures, SearchResult
+from ..sweep.reference import SweepError
+from ..sweep.worker import Spec, resolve
+from . import checkpoint as checkpoints
+from . import landmarks
+from .engine import engine
+from .settle import settle
+from .strategy import Budget, Outcome, search
+from .task import Candidate
+
+# Functions whose Arb formula runs on a power series (reference/arbformulas.py): the tanh
+# form's branches on the sign of x, which a series has not.
+SEARCHABLE = ("phi", "gelu", "phi_grad", "gelu_grad", "erf", "erfc")
+
+
+def run(spec: Spec, function: Function, budget: Budget, seed: int, workers: int = 1,
+        engine_name: str = "local", scheduler: str | None = None, progress: bool = True,
+        checkpoint: str | None = None, say: Callable[[str], None] = print) -> SearchResult:
+    (impl,) = resolve(spec)
+    who = identity(impl, FLOAT64)
+    clock = time.perf_counter()
+    total = budget.evaluations or 0
+    meter = bar(total, f"searching {impl.id} {function.name}", progress, unit="input")
+    try:
+        with engine(spec, function.name, workers, engine_name, scheduler) as e:
+            if e.dashboard:
+                say(f"Dask dashboard {e.dashboard}")
+            runner = checkpoints.wrap(e, checkpoint, spec, function, seed)
+
+            def advanced(outcome: Outcome) -> None:
+                meter.update(min(outcome.evaluations, total) - meter.n if total else 0)
+                meter.set_postfix_str(f"worst {outcome.worst:.4g} ulp", refresh=False)
+
+            outcome = search(runner, budget, seed, advanced, landmarks.cells(function),
+                             landmarks.middle())
+            described = e.describe()
+    except (ImplementationError, SweepError) as exc:
+        return SearchResult(who, 0, seed, Failure(str(exc)))
+    finally:
+        meter.close()
+    settled = settle(function, _to_settle(outcome.candidates))
+    worst = settled[0]
+    figures = SearchFigures(
+        worst.error, worst.candidate.x, worst.candidate.x.hex(), worst.candidate.y,
+        worst.exact, len(settled),
+        max(abs(s.error - s.candidate.error) for s in settled))
+    return SearchResult(
+        who, outcome.evaluations, seed, None, figures,
+        [{"x": s.candidate.x.hex(), "computed": s.candidate.y.hex(), "ulp": s.error}
+         for s in settled], outcome.rounds, outcome.whole_cells,
+        time.perf_counter() - clock, outcome.implementation_s, outcome.reference_s,
+        described)
+
+
+def _to_settle(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates mpmath settles: the best few, and every one the fast reference cannot
+    tell from the best (its figure within their two doubts)."""
+    if not candidates:
+        return []
+    best = candidates[0]
+    return [c for i, c in enumerate(candidates)
+            if i < 8 or c.error + c.doubt >= best.error - best.doubt]

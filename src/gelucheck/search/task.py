@@ -1,0 +1,88 @@
+"""One task of the float64 search: an implementation on one cell's inputs (a sample or all
+of them), scored against the fast reference. Pure: the same cell, sample size and seed give
+the same bytes on any worker."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..backends import Implementation
+from .cells import Cell
+from .reference import START_BELOW_PROBE, Reference
+from .score import ulps
+
+KEPT = 4  # candidates a task returns: its largest errors
+# Expansions pay where a segment serves this many inputs at least (one costs as much as
+# about 40 inputs in Arb); sparser samples go to Arb point by point.
+INPUTS_PER_SEGMENT = 64
+
+
+@dataclass(frozen=True)
+class Candidate:
+    x: float
+    y: float
+    error: float  # in ulps, by the fast reference
+    doubt: float  # how far the reference may move that figure
+
+
+@dataclass(frozen=True)
+class CellResult:
+    cell: Cell
+    evaluated: int
+    worst: tuple[Candidate, ...]  # largest error first
+    implementation_s: float
+    reference_s: float
+
+    @property
+    def score(self) -> float:
+        """How promising the cell is: the mean of its largest errors, steadier than their
+        maximum, which the rounding noise of a single input sets."""
+        return sum(c.error for c in self.worst) / len(self.worst) if self.worst else 0.0
+
+
+def _dense(reference: Reference, cell: Cell, samples: int | None) -> bool:
+    """Whether the cell's inputs share segments enough for expansions (a rule of the cell
+    alone, so the figures do not depend on what a worker computed before)."""
+    if samples is None:
+        return True
+    if cell.level == 0:
+        return False
+    segment_level = reference.probe_level(cell.sign, cell.binade) - START_BELOW_PROBE
+    return samples >= INPUTS_PER_SEGMENT << max(0, segment_level - cell.level)
+
+
+def _largest(error: np.ndarray) -> np.ndarray:
+    """The positions of the KEPT largest errors, largest first (ties: the first)."""
+    if error.shape[0] > KEPT:
+        part = np.argpartition(-error, KEPT)[:KEPT]
+        return part[np.lexsort((part, -error[part]))]
+    return np.argsort(-error, kind="stable")
+
+
+def evaluate(impl: Implementation, reference: Reference, cells: list[Cell],
+             samples: int | None, seed: int) -> list[CellResult]:
+    """Cells of one sample size in one call of the implementation and of each reference
+    (a call per cell would cost more than its inputs' evaluation)."""
+    inputs = [cell.inputs(samples, seed) for cell in cells]
+    x = np.concatenate(inputs)
+    clock = time.perf_counter()
+    y = np.asarray(impl(x), dtype=np.float64)
+    implementation_s = time.perf_counter() - clock
+    ends = np.cumsum([0, *(len(i) for i in inputs)])
+    dense = np.repeat([_dense(reference, c, samples) for c in cells], np.diff(ends))
+    error, doubt = np.empty(x.shape[0]), np.empty(x.shape[0])
+    for mask, compute in ((dense, reference.values), (~dense, reference.at_points)):
+        if mask.any():
+            error[mask], doubt[mask] = ulps(y[mask], compute(x[mask]))
+    reference_s = time.perf_counter() - clock - implementation_s
+    share = 1 / len(cells)
+    results = []
+    for cell, a, b in zip(cells, ends[:-1], ends[1:], strict=True):
+        top = a + _largest(error[a:b])
+        worst = tuple(Candidate(float(x[i]), float(y[i]), float(error[i]), float(doubt[i]))
+                      for i in top)
+        results.append(CellResult(cell, int(b - a), worst, implementation_s * share,
+                                  reference_s * share))
+    return results

@@ -1,0 +1,92 @@
+"""`gelucheck search` end to end: planted bands of wrong encodings found, a correctly rounded
+function with no false alarm, every reported figure settled by mpmath, the same result on any
+number of workers, and bad input refused before any work."""
+import json
+
+import numpy as np
+import pytest
+
+from gelucheck.cli import main
+from gelucheck.formats import FLOAT64
+from gelucheck.reference.mpref import correctly_rounded
+from gelucheck.ulp import Exact, ulp_error
+
+
+@pytest.fixture(autouse=True)
+def _importable(monkeypatch, request):
+    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
+
+
+def _search(tmp_path, impl, *argv, name="out.json"):
+    out = tmp_path / name
+    status = main(["search", "--impl", f"search_impls:{impl}", "--function", "erf",
+                   "--no-progress", "--json", str(out), *argv])
+    assert status == 0
+    (result,) = json.loads(out.read_text())["results"]
+    return result
+
+
+def _mp_ulps(x, y):
+    """The error of y at x by the reference of record: mpmath's correctly rounded value and
+    residual (Ziv's loop), measured by ulp.py - not the search's fast reference."""
+    rounded = correctly_rounded("erf", x, FLOAT64)
+    exact = Exact(np.array([float(FLOAT64.from_bits(rounded.bits))]),
+                  np.array([rounded.residual]))
+    return float(ulp_error(np.array([y]), exact, FLOAT64)[0])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("impl", "first"), [("erf_wrong_below_one", 0x3FF0000000000000 - 300),
+                                             ("erf_wrong_at_seam", 0x3FEB000000000000)])
+def test_a_planted_band_of_a_few_hundred_encodings_is_found(tmp_path, impl, first):
+    """At a binade's edge and at glibc's seam 0.84375: where implementations change."""
+    r = _search(tmp_path, impl, "--evaluations", "1", "--workers", "1")
+    x = float.fromhex(r["worst_input_hex"])
+    assert first <= int(np.array([abs(x)]).view(np.uint64)[0]) < first + 300
+    assert r["max_ulp"] > 1000
+    assert r["max_ulp"] == pytest.approx(_mp_ulps(x, r["computed"]), rel=1e-9)
+
+
+@pytest.mark.slow
+def test_a_correctly_rounded_erf_reports_at_most_half_an_ulp(tmp_path):
+    r = _search(tmp_path, "erf_correctly_rounded", "--evaluations", "1", "--workers", "1")
+    assert r["max_ulp"] <= 0.5
+    assert r["evaluations"] > 100_000
+    x = float.fromhex(r["worst_input_hex"])
+    assert r["max_ulp"] == pytest.approx(_mp_ulps(x, r["computed"]), abs=1e-12)
+
+
+@pytest.mark.slow
+def test_the_same_seed_and_budget_give_the_same_result_on_any_number_of_workers(tmp_path):
+    argv = ["--backend", "scipy:special.erf", "--evaluations", "400000", "--seed", "7"]
+    runs = []
+    for workers, engine in (("1", "local"), ("2", "local"), ("2", "dask")):
+        if engine == "dask":
+            pytest.importorskip("distributed", reason="--engine dask needs gelucheck[cluster]")
+        out = tmp_path / f"{workers}-{engine}.json"
+        assert main(["search", "--function", "erf", "--no-progress", "--json", str(out),
+                     "--workers", workers, "--engine", engine, *argv]) == 0
+        (r,) = json.loads(out.read_text())["results"]
+        runs.append((r["evaluations"], r["candidates"], r["max_ulp"]))
+    assert runs[0] == runs[1] == runs[2]
+
+
+@pytest.mark.slow
+def test_what_is_reported_is_settled_by_mpmath(tmp_path):
+    r = _search(tmp_path, "erf_wrong_below_one", "--evaluations", "1", "--workers", "1",
+                "--seed", "3")
+    assert r["settled"] >= 8
+    for c in r["candidates"][:4]:
+        x, y = float.fromhex(c["x"]), float.fromhex(c["computed"])
+        assert c["ulp"] == pytest.approx(_mp_ulps(x, y), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--function", "erf", "--dtype", "float32", "--backend", "libm"], "for float64"),
+    (["--function", "gelu_tanh", "--backend", "scipy"], "searchable: phi, gelu"),
+    (["--function", "erf"], "name what to search"),
+    (["--function", "erf", "--backend", "nosuch"], "nosuch"),
+])
+def test_bad_input_is_refused_before_any_work(argv, message, capsys):
+    assert main(["search", *argv]) == 2
+    assert message in capsys.readouterr().err

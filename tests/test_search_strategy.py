@@ -1,0 +1,122 @@
+"""The float64 search's cells, its plan of rounds and its checkpoint (search/cells.py,
+strategy.py, landmarks.py, checkpoint.py), on a synthetic landscape of errors: no
+implementation and no reference, so that the plan alone is under test."""
+import itertools
+import json
+import re
+
+import numpy as np
+import pytest
+
+from gelucheck.errors import UsageError
+from gelucheck.functions import get_function
+from gelucheck.search import checkpoint, landmarks, strategy
+from gelucheck.search.cells import Cell, binades
+from gelucheck.search.task import KEPT, Candidate, CellResult
+
+PEAK = 1.2345678901234567  # where the synthetic error is largest
+
+
+def _error(x):
+    """A smooth bump of 4 ulps at PEAK, 1% of its binade wide, over a floor of noise below 1
+    (from the low bits)."""
+    noise = (x.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15) >> np.uint64(40)).astype(
+        np.float64) / 2.0**24
+    with np.errstate(over="ignore"):
+        return 4 * np.exp(-(((x - PEAK) / 1e-2) ** 2)) + noise
+
+
+def _run(cells, samples, seed):
+    out = []
+    for cell in cells:
+        x = cell.inputs(samples, seed)
+        e = _error(x)
+        top = np.argsort(-e, kind="stable")[:KEPT]
+        out.append(CellResult(cell, x.shape[0], tuple(
+            Candidate(float(x[i]), 0.0, float(e[i]), 0.0) for i in top), 0.0, 0.0))
+    return out
+
+
+def test_a_cells_children_cover_it_exactly():
+    cell = Cell(1, 1023, 3, 5)
+    children = cell.children(4)
+    assert children[0].first == cell.first and children[-1].last == cell.last
+    assert all(a.last + 1 == b.first for a, b in itertools.pairwise(children))
+
+
+def test_a_cells_inputs_are_its_own_with_both_ends_and_repeat_with_the_seed():
+    cell = Cell(1, 1023, 10, 77)
+    x = cell.inputs(64, seed=3)
+    bits = np.abs(x).view(np.uint64)
+    assert np.all(x < 0) and bits.min() == cell.first and bits.max() == cell.last
+    assert np.array_equal(x, cell.inputs(64, seed=3))
+    assert not np.array_equal(x, cell.inputs(64, seed=4))
+    small = Cell(0, 1000, 42, 5)
+    assert np.array_equal(small.inputs(None, 0).view(np.uint64),
+                          np.arange(small.first, small.last + 1, dtype=np.uint64))
+
+
+def test_the_subnormal_binade_starts_above_zero():
+    assert Cell(0, 0, 0, 0).first == 1
+    assert 0 not in Cell(0, 0, 0, 0).inputs(1000, 0).view(np.uint64)
+    assert len(binades()) == 2 * 2047  # both signs, no inf or NaN
+
+
+def test_the_search_finds_the_peak_and_repeats_itself_with_the_seed():
+    middle = landmarks.middle()
+    first = strategy.search(_run, strategy.Budget(evaluations=3_000_000), 5, middle=middle)
+    again = strategy.search(_run, strategy.Budget(evaluations=3_000_000), 5, middle=middle)
+    assert first.candidates == again.candidates and first.evaluations == again.evaluations
+    assert first.worst > 4  # the bump plus some noise, near PEAK
+    assert abs(first.candidates[0].x - PEAK) < 2e-2
+    assert first.whole_cells > 0
+
+
+def test_the_budget_ends_the_search_after_the_round_that_reaches_it():
+    outcome = strategy.search(_run, strategy.Budget(evaluations=1), seed=0)
+    assert outcome.rounds == 1 and outcome.whole_cells == 0  # the binades' round alone
+    assert 0 < outcome.evaluations <= len(binades()) * (strategy.BASE_SAMPLES + 2)
+
+
+def test_landmarks_include_glibcs_seams_and_the_binades_edges():
+    cells = landmarks.cells(get_function("erf"))
+    starts = {c.first for c in cells if c.sign == 0}
+    seam = int(np.array([0.84375]).view(np.uint64)[0])
+    assert any(c.first <= seam <= c.last for c in cells if c.sign == 0)
+    one = int(np.array([1.0]).view(np.uint64)[0])
+    assert one in starts and any(c.last == one - 1 for c in cells if c.sign == 0)
+
+
+def test_a_checkpoint_gives_back_its_rounds_and_refuses_another_search(tmp_path):
+    spec = {"kind": "builtin", "impl": "libm:erf", "function": "erf"}
+    erf = get_function("erf")
+    calls = []
+
+    def counted(cells, samples, seed):
+        calls.append(len(cells))
+        return _run(cells, samples, seed)
+
+    def budget():
+        return strategy.Budget(evaluations=500_000)
+
+    first = strategy.search(checkpoint.wrap(counted, str(tmp_path), spec, erf, 0), budget(), 0)
+    computed = len(calls)
+    again = strategy.search(checkpoint.wrap(counted, str(tmp_path), spec, erf, 0), budget(), 0)
+    assert len(calls) == computed  # every round read back
+    assert again.candidates == first.candidates
+    (folder,) = tmp_path.iterdir()
+    (folder / "search.json").write_text(json.dumps({"seed": 1}))
+    with pytest.raises(UsageError, match=re.escape("search.json: a checkpoint of another search")):
+        checkpoint.wrap(counted, str(tmp_path), spec, erf, 0)
+
+
+def test_a_damaged_round_file_is_refused_by_name(tmp_path):
+    spec = {"kind": "builtin", "impl": "libm:erf", "function": "erf"}
+    erf = get_function("erf")
+    budget = strategy.Budget(evaluations=1)
+    strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, erf, 0), budget, 0)
+    (folder,) = tmp_path.iterdir()
+    (folder / "round-000000.json").write_text("{not json")
+    with pytest.raises(UsageError, match=re.escape("round-000000.json: a damaged")):
+        strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, erf, 0),
+                        strategy.Budget(evaluations=1), 0)
