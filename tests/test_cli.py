@@ -73,3 +73,15 @@ def test_an_isolated_childs_process_and_log_are_gone_after_the_command(tmp_path)
                    "--function", "gelu", "--dtype", "bfloat16", "--isolate", "--no-progress")
     assert out.returncode == 0, out.stderr
     assert not list(tmp_path.glob("gelucheck-child-*.log"))
+
+
+@pytest.mark.parametrize("argv", [
+    ["search", "--function", "erf", "--backend", "libm", "--seed", "1", "--seed", "2"],
+    ["sweep", "--function", "gelu", "--backend", "scipy", "--workers", "1", "--workers", "2"],
+    ["check", "--backend", "scipy", "--timeout", "10", "--timeout", "20"],
+])
+def test_a_single_valued_option_given_twice_with_two_values_is_refused(argv, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert "is given twice" in capsys.readouterr().err

@@ -83,10 +83,42 @@ def test_what_is_reported_is_settled_by_mpmath(tmp_path):
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--function", "erf", "--dtype", "float32", "--backend", "libm"], "for float64"),
-    (["--function", "gelu_tanh", "--backend", "scipy"], "searchable: phi, gelu"),
     (["--function", "erf"], "name what to search"),
     (["--function", "erf", "--backend", "nosuch"], "nosuch"),
 ])
 def test_bad_input_is_refused_before_any_work(argv, message, capsys):
     assert main(["search", *argv]) == 2
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_recorded_search_gates_the_same_search_and_says_another_is_not_comparable(
+        tmp_path, capsys):
+    from importlib import resources
+
+    import tomlkit
+
+    budgets = tmp_path / "budgets.toml"
+    budgets.write_text((resources.files("gelucheck") / "data" / "budgets.toml").read_text())
+    argv = ["search", "--backend", "scipy:special.erf", "--function", "erf", "--no-progress",
+            "--evaluations", "1", "--workers", "1"]
+    assert main([*argv, "--write-budgets", str(budgets)]) == 0
+    capsys.readouterr()
+    assert main([*argv, "--budgets", str(budgets)]) == 0
+    assert "BUDGET" not in capsys.readouterr().out
+    document = tomlkit.parse(budgets.read_text())
+    table = next(t for t in _tables(document) if "search" in t)
+    table["search"]["max_ulp"] = 0.25
+    budgets.write_text(tomlkit.dumps(document))
+    assert main([*argv, "--budgets", str(budgets)]) == 1
+    assert "max ulp found" in capsys.readouterr().out
+    assert main([*argv, "--seed", "9", "--budgets", str(budgets)]) == 0
+    assert "no search budget for seed 9" in capsys.readouterr().out
+
+
+def _tables(node):
+    """Every table of a TOML document, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _tables(value)

@@ -21,6 +21,7 @@ from .results import (
     ConsistencyResult,
     Identity,
     MinimumFinding,
+    SearchResult,
     SignFinding,
     SweepResult,
 )
@@ -39,9 +40,10 @@ DEFAULT_MAX_ULP = 0.5
 # The parts of a result a defect may explain (a defect's `affects`; all where it names none)
 PARTS = ("ulp", "specials", "minimum", "sign", "consistency", "fingerprint")
 SWEEP_KEY = "sweep"  # the entry's table of figures over all 2^32 float32 inputs
+SEARCH_KEY = "search"  # the float64 entry's: what a seeded search found (gelucheck search)
 RECORDED_KEY = "recorded"  # per backend: the release (and kernel tiers) recorded with
 TIER_KEY = "tier"  # per kernel tier: the entries whose figures differ from the first tier's
-MEASURED_ELSEWHERE = ("inconsistent", SWEEP_KEY)  # by `consistency`, by `sweep`
+MEASURED_ELSEWHERE = ("inconsistent", SWEEP_KEY, SEARCH_KEY)  # by consistency, sweep, search
 
 
 def key(result: AccuracyResult) -> tuple[str, str, str]:
@@ -235,6 +237,15 @@ def sweep_entry(result: SweepResult) -> dict:
     return {"range": result.range, "max_ulp": round_up(f.max_ulp),
             "regions": {r.name: round_up(r.max_ulp) for r in f.regions},
             "correctly_rounded": math.floor(result.correctly_rounded_fraction * 1e6) / 1e6}
+
+
+def search_entry(result: SearchResult) -> dict:
+    """What a budget records of a float64 search: the search (seed and evaluations: the same
+    ones give the same result) and what it found, rounded up."""
+    f = result.figures
+    assert f is not None, "only a measured search is recorded"
+    return {"seed": result.seed, "evaluations": result.evaluations,
+            "max_ulp": round_up(f.max_ulp), "worst_input": f.worst_input_hex}
 
 
 def consistency_entry(result: ConsistencyResult) -> dict:

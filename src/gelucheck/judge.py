@@ -7,8 +7,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .budgets import DEFAULT_MAX_ULP, PARTS, SWEEP_KEY, Budgets
-from .results import AccuracyResult, ConsistencyResult, MinimumFinding, SignFinding, SweepResult
+from .budgets import DEFAULT_MAX_ULP, PARTS, SEARCH_KEY, SWEEP_KEY, Budgets
+from .results import (
+    AccuracyResult,
+    ConsistencyResult,
+    MinimumFinding,
+    SearchResult,
+    SignFinding,
+    SweepResult,
+)
 
 # "Clearly better": under half the budget and at least a quarter ulp below it.
 BETTER_FACTOR = 0.5
@@ -225,10 +232,44 @@ def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:
 def sweep_line(result: SweepResult, budgets: Budgets) -> tuple[bool, str | None]:
     """(failed, the line that says so) for a sweep against its budget, as the CLI and the
     plugin print it: None where it is within budget and not clearly better."""
-    verdict = judge_sweep(result, budgets)
-    if verdict.missing:  # measured, not gated: nothing recorded over this range
-        return False, (f"{result.label}: no sweep budget over [{result.range[0]}, "
-                       f"{result.range[1]}); record one with gelucheck sweep --write-budgets")
+    return _gate_line(result, judge_sweep(result, budgets),
+                      f"no sweep budget over [{result.range[0]}, {result.range[1]}); record "
+                      "one with gelucheck sweep --write-budgets")
+
+
+def judge_search(result: SearchResult, budgets: Budgets) -> Verdict:
+    """A float64 search against what its budget records (``search`` in the float64 entry):
+    comparable only with the same seed and evaluations - the same search, which gives the
+    same result until the implementation changes."""
+    entry = budgets.get(result)
+    verdict = Verdict()
+    recorded = (entry or {}).get(SEARCH_KEY)
+    if (recorded is None or recorded.get("seed") != result.seed
+            or recorded.get("evaluations") != result.evaluations):
+        return _missing(result, budgets, verdict)
+    assert entry is not None  # (it holds the search entry)
+    verdict.release_change = _release_change(result.identity, budgets)
+    verdict.defects = list(entry.get("defects", []))
+    if result.failure:
+        verdict.worse.append(f"could not be measured: {result.failure.reason}")
+        return verdict
+    f = result.figures
+    assert f is not None  # (a search that did not fail has figures)
+    _compare_ulps(f"max ulp found (x = {f.worst_input!r}, {f.worst_input_hex})", f.max_ulp,
+                  recorded["max_ulp"], verdict)
+    return verdict
+
+
+def search_line(result: SearchResult, budgets: Budgets) -> tuple[bool, str | None]:
+    """sweep_line for a search: gated only against the same search (seed, evaluations)."""
+    return _gate_line(result, judge_search(result, budgets),
+                      f"no search budget for seed {result.seed} and {result.evaluations:,} "
+                      "evaluations; record one with gelucheck search --write-budgets")
+
+
+def _gate_line(result, verdict: Verdict, missing: str) -> tuple[bool, str | None]:
+    if verdict.missing:  # measured, not gated: nothing comparable recorded
+        return False, f"{result.label}: {missing}"
     if verdict.failed or verdict.better:
         return verdict.failed, f"{result.label}: {verdict.message()}"
     return False, None

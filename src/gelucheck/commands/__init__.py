@@ -3,6 +3,8 @@ options and sets its handler, ``args.handler(args)`` runs it; options several co
 are in :mod:`.options`. Listed here in the order ``gelucheck --help`` shows them."""
 from __future__ import annotations
 
+import argparse
+
 from ..study import command as study
 from . import (
     bench,
@@ -25,3 +27,20 @@ MODULES = (reference, listing, measure, html, consistency, drift, bench, compare
 def add_all(sub) -> None:
     for module in MODULES:
         module.add(sub)
+    for command in sub.choices.values():
+        for action in command._actions:
+            if type(action) is argparse._StoreAction:
+                action.__class__ = _StoreOnce
+
+
+class _StoreOnce(argparse._StoreAction):
+    """A single-valued option given twice with two values is refused: argparse would keep
+    the last one silently."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = f"_given_{self.dest}"
+        if getattr(namespace, given, False) and getattr(namespace, self.dest) != values:
+            parser.error(f"{option_string} is given twice ({getattr(namespace, self.dest)} "
+                         f"and {values}): give it once")
+        setattr(namespace, given, True)
+        super().__call__(parser, namespace, values, option_string)

@@ -208,3 +208,29 @@ def warn_stale(budgets, path, impls: Sequence = ()) -> None:
     users = [i for i in impls if i.backend == "user"]
     for line in budgets_mod.stale_warnings(budgets, path, users):
         print(f"warning: {line}", file=sys.stderr)
+
+
+def record_and_gate(args, results, key: str, entry_of, line_of) -> int:
+    """--write-budgets records each result's figures (``entry_of``) under ``key`` of its
+    entry, which must exist; --budgets judges them (``line_of``: failed, the line to print).
+    The sweep's and the search's gates; exit status 1 where one failed."""
+    from .. import budgets as budgets_mod
+
+    if args.write_budgets:
+        recorded = budgets_mod.load(args.write_budgets)
+        for r in results:
+            entry = recorded.get(r)
+            if entry is None or r.failure:
+                print(f"warning: nothing recorded for {r.label}", file=sys.stderr)
+            else:
+                recorded.record(r.identity, {**entry, key: entry_of(r)})
+        budgets_mod.write(args.write_budgets, recorded)
+    status = 0
+    if args.budgets:
+        gate = budgets_mod.load(args.budgets)
+        for r in results:
+            failed, line = line_of(r, gate)
+            if line:
+                print(f"BUDGET {line}")
+            status |= failed
+    return status

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from ..errors import UsageError
 from ..formats import FORMATS
@@ -19,7 +20,7 @@ def add(sub) -> None:
                    help="a backend, or one implementation of it (repeatable)")
     options.add_impl(p)
     p.add_argument("--function", required=True, type=options.choices("function", FUNCTIONS),
-                   help="the function to search: phi, gelu, phi_grad, gelu_grad, erf, erfc")
+                   help=f"the function to search: {', '.join(FUNCTIONS)}")
     p.add_argument("--dtype", default=FORMATS["float64"], type=options.choices("dtype", FORMATS),
                    help="float64 (float32 has every input: gelucheck sweep)")
     p.add_argument("--evaluations", type=options.positive, metavar="N",
@@ -41,13 +42,18 @@ def add(sub) -> None:
     p.add_argument("--checkpoint", metavar="DIR", help="keep each finished round here and "
                    "read it back when the same search runs again")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--budgets", metavar="FILE", help="a CI gate: exit 1 when the search "
+                   "finds more than the search budget recorded there for the same seed and "
+                   "evaluations (another search is not comparable: said, not gated)")
+    p.add_argument("--write-budgets", metavar="FILE", help="record this search's figure in "
+                   "the budgets file (its float64 entries must exist)")
     p.set_defaults(handler=run)
 
 
 def run(args) -> int:
-    from .. import output_files, published
+    from .. import budgets as budgets_mod
+    from .. import judge, output_files, published
     from ..report import jsonio
-    from ..search.run import SEARCHABLE
     from ..search.run import run as search_one
     from ..search.strategy import Budget
     from ..sweep.worker import Spec, resolve
@@ -55,10 +61,6 @@ def run(args) -> int:
     if args.dtype.name != "float64":
         raise UsageError(f"--dtype {args.dtype.name}: the search is for float64; float32 has "
                          "every input (gelucheck sweep), 16-bit dtypes every input in check")
-    if args.function.name not in SEARCHABLE:
-        raise UsageError(f"--function {args.function.name}: no search reference for it (its "
-                         f"Arb formula branches on the sign of x); searchable: "
-                         f"{', '.join(SEARCHABLE)}")
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")
     named = [Spec(kind="builtin", impl=b, function=args.function.name) for b in args.backend]
@@ -68,8 +70,16 @@ def run(args) -> int:
         raise UsageError("name what to search: --backend NAME[:IMPL] or --impl MOD:FN")
     from ..sweep.cluster import spec_of
 
-    specs = [spec_of(i, args.framework) if s["kind"] == "builtin" else s
-             for s in named for i in resolve(s)]  # one search per implementation
+    specs = []  # one search per implementation
+    for s in named:
+        for impl in resolve(s):
+            if s["kind"] == "user" or ":" in s["impl"] or FORMATS["float64"] in impl.dtypes:
+                specs.append(s if s["kind"] == "user" else spec_of(impl, args.framework))
+            else:  # of a whole backend, those that take float64
+                print(f"skipped {impl.id}: it takes "
+                      f"{', '.join(f.name for f in impl.dtypes)}, not float64", file=sys.stderr)
+    if not specs:
+        raise UsageError(f"no implementation named takes float64 {args.function.name}")
     evaluations = args.evaluations or (None if args.seconds else DEFAULT_EVALUATIONS)
     results = []
     for spec in specs:
@@ -83,7 +93,9 @@ def run(args) -> int:
             print(f"  {documented}")
     if json_path:
         jsonio.write(results, json_path)
-    return 2 if any(r.failure for r in results) else 0
+    status = 2 if any(r.failure for r in results) else 0
+    return max(status, options.record_and_gate(args, results, budgets_mod.SEARCH_KEY,
+                                               budgets_mod.search_entry, judge.search_line))
 
 
 def _line(r) -> str:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from ..errors import UsageError
 from ..formats import FORMATS
@@ -139,24 +138,5 @@ def _sweep_budgets(args, results) -> int:
     from .. import budgets as budgets_mod
     from .. import judge
 
-    if not (args.budgets or args.write_budgets):
-        return 0
-    if args.write_budgets:
-        recorded = budgets_mod.load(args.write_budgets)
-        for r in results:
-            entry = recorded.get(r)
-            if entry is None or r.failure:
-                print(f"warning: nothing recorded for {r.label}", file=sys.stderr)
-            else:
-                recorded.record(r.identity, {**entry,
-                                             budgets_mod.SWEEP_KEY: budgets_mod.sweep_entry(r)})
-        budgets_mod.write(args.write_budgets, recorded)
-    status = 0
-    if args.budgets:
-        gate = budgets_mod.load(args.budgets)
-        for r in results:
-            failed, line = judge.sweep_line(r, gate)
-            if line:
-                print(f"BUDGET {line}")
-            status |= failed
-    return status
+    return options.record_and_gate(args, results, budgets_mod.SWEEP_KEY,
+                                   budgets_mod.sweep_entry, judge.sweep_line)

@@ -41,6 +41,23 @@ def gelu_tanh_grad(a):
     return half_one_plus_t + a * 2 * e / (1 + e) ** 2 * du
 
 
+def gelu_tanh_series(a):
+    """gelu_tanh for a power series (the search's expansions, search/expansion.py): no branch
+    on the sign of x, which a series has not; Arb's exponents do not overflow, so
+    x·σ(2u) = x/(1 + exp(−2u)) holds everywhere."""
+    u, _ = _tanh_u(a)
+    return a / (1 + (-2 * u).exp())
+
+
+def gelu_tanh_grad_series(a):
+    """gelu_tanh_grad for a power series: σ(2u) + x·2σ(2u)(1 − σ(2u))·u′, with 1 − σ(2u)
+    written as e/(1 + e), e = exp(−2u), so that nothing cancels where σ(2u) is near 1."""
+    u, du = _tanh_u(a)
+    e = (-2 * u).exp()
+    s = 1 / (1 + e)
+    return s + a * 2 * s * (e / (1 + e)) * du
+
+
 def gelu(a):
     return a * phi(a)
 

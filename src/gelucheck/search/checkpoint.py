@@ -9,6 +9,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from .. import __version__
 from ..backends.registry import backend_version
@@ -51,7 +52,7 @@ def wrap(run: Runner, directory: str | None, spec: Spec, function: Function,
     return runner
 
 
-def _agree(path: Path, meta: dict) -> None:
+def _agree(path: Path, meta: dict[str, Any]) -> None:
     if not path.exists():
         path.write_text(json.dumps(meta, indent=1))
         return
@@ -68,7 +69,7 @@ def _cell(c: Cell) -> tuple[int, int, int, int]:
     return c.sign, c.binade, c.level, c.index
 
 
-def _data(r: CellResult) -> dict:
+def _data(r: CellResult) -> dict[str, Any]:
     return {"cell": list(_cell(r.cell)), "evaluated": r.evaluated,
             "worst": [[c.x.hex(), c.y.hex(), c.error, c.doubt] for c in r.worst],
             "implementation_s": r.implementation_s, "reference_s": r.reference_s}

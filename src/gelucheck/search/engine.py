@@ -9,11 +9,13 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from typing import Any
 
 from ..backends import Implementation
 from ..functions import get_function
+from ..sweep.reference import SweepError
 from ..sweep.worker import (
     Meta,
     Spec,
@@ -115,7 +117,12 @@ def engine(spec: Spec, function: str, workers: int, name: str = "local",
         def submit(chunks, samples, seed):
             futures = [pool.submit(run_chunk, spec, function, c, samples, seed)
                        for c in chunks]
-            return [f.result() for f in futures]
+            try:
+                return [f.result() for f in futures]
+            except BrokenProcessPool:
+                raise SweepError("a search worker process died (killed, out of memory, or "
+                                 "crashed in the implementation); rerun with --checkpoint "
+                                 "to keep the finished rounds") from None
 
         e = Engine(spec, function, workers, submit)
         e.name = "local"

@@ -16,8 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..functions import Function
+from ..reference import arbformulas
 from ..reference.arbref import _precision, flint_setting
 
+# Formulas for a series where the row's own branches on the sign of x (a series has none)
+SERIES = {"gelu_tanh": arbformulas.gelu_tanh_series,
+          "gelu_tanh_grad": arbformulas.gelu_tanh_grad_series}
 DEGREE = 16  # coefficients c0 .. c15; the remainder from c16 over the segment
 PRECISION = 192  # Arb's working precision for the coefficients
 # The bound each segment must meet, in float64 ulps of the value: the error figures the
@@ -133,14 +137,17 @@ def build(function: Function, low: float, high: float) -> Expansion | None:
     narrower segment will)."""
     import flint
 
-    formula = function.arb
+    formula = SERIES.get(function.name, function.arb)
     assert formula is not None  # (Reference refuses a function without one)
     centre = _midpoint(low, high)
     radius = max(centre - low, high - centre)  # exact: one binade (Sterbenz)
     with _precision(PRECISION), flint_setting("cap", DEGREE + 1):  # the series' length
-        exact = formula(flint.arb_series([flint.arb(centre), 1], prec=DEGREE)).coeffs()
-        over = formula(flint.arb_series([flint.arb(centre, radius), 1], prec=DEGREE + 1))
-        around = over.coeffs()
+        try:
+            exact = formula(flint.arb_series([flint.arb(centre), 1], prec=DEGREE)).coeffs()
+            around = formula(flint.arb_series([flint.arb(centre, radius), 1],
+                                              prec=DEGREE + 1)).coeffs()
+        except (ValueError, ZeroDivisionError):  # a ball too wide to divide by: narrower
+            return None
         if not all(c.is_finite() for c in [*exact, *around]) or exact[0] == 0:
             return None
         man, exp = exact[0].mid().man_exp()

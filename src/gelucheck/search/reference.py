@@ -9,6 +9,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import numpy as np
 
@@ -133,7 +134,7 @@ class Reference:
         self._at_points(x, ~far, out)
         return self._sided(x, out)
 
-    def _sided(self, x: np.ndarray, out) -> Values:
+    def _sided(self, x: np.ndarray, out: Columns) -> Values:
         """A value within its bound of a power of two (erf far right is 1 less far below
         2^-192, GELU far right x less a little) gets its side from the function's row, as
         the reference of record does where the difference is too small to see: it decides
@@ -148,14 +149,14 @@ class Reference:
         lo[far] = np.where(x[far] < 0, left, right)
         return Values(*out)
 
-    def _saturated(self, x: np.ndarray, where: np.ndarray, out) -> None:
+    def _saturated(self, x: np.ndarray, where: np.ndarray, out: Columns) -> None:
         """The limit, exact to far below any ulp (mpref.SATURATION): the row's value at
         ±SATURATION, or x itself where the row says so (x·Φ far right)."""
         left, right = (self.function.saturated(s * SATURATION) for s in (-1, 1))
         limit = np.where(x < 0, left, np.where(right == SATURATION, x, right))
         out[0][where] = limit[where]
 
-    def _at_points(self, x: np.ndarray, where: np.ndarray, out) -> None:
+    def _at_points(self, x: np.ndarray, where: np.ndarray, out: Columns) -> None:
         with _precision(PRECISION):
             for i in np.flatnonzero(where):
                 ball = _ball(self.function, float(x[i]))
@@ -171,7 +172,10 @@ class Reference:
                 out[3][i] = math.ldexp(radius + 1, radius_exp - scale) + 2.0**-103
 
 
-def _empty(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]  # hi, lo, scale, bound
+
+
+def _empty(n: int) -> Columns:
     return (np.zeros(n), np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n))
 
 
@@ -181,7 +185,7 @@ def _factors(step: int) -> tuple[float, float]:
     return 2.0**half, 2.0 ** (-step - half)
 
 
-def _evaluate(e: Expansion, x: np.ndarray, where: slice, out) -> None:
+def _evaluate(e: Expansion, x: np.ndarray, where: slice, out: Columns) -> None:
     """The expansion at x[where], in double-double (the steps design.md bounds): compiled
     where numba is installed, else in NumPy - the same operations in the same order."""
     f1, f2 = _factors(e.step)
@@ -209,7 +213,7 @@ def _evaluate(e: Expansion, x: np.ndarray, where: slice, out) -> None:
 
 
 @cache
-def _kernels():
+def _kernels() -> Any:
     """search/kernels.py where numba is installed, else None (NumPy serves)."""
     try:
         from . import kernels

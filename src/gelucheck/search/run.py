@@ -21,10 +21,6 @@ from .settle import settle
 from .strategy import Budget, Outcome, search
 from .task import Candidate
 
-# Functions whose Arb formula runs on a power series (reference/arbformulas.py): the tanh
-# form's branches on the sign of x, which a series has not.
-SEARCHABLE = ("phi", "gelu", "phi_grad", "gelu_grad", "erf", "erfc")
-
 
 def run(spec: Spec, function: Function, budget: Budget, seed: int, workers: int = 1,
         engine_name: str = "local", scheduler: str | None = None, progress: bool = True,

@@ -1,7 +1,7 @@
 """Where the float64 search looks (docs/commands/search.md says why): every binade of both
 signs sampled first, and the cells around landmarks (landmarks.py) searched whole; then
 descents, each a beam - the BEAM cells with the largest errors split into 16 and sampled
-again, the BEAM best of their children kept - down to cells of 2^16 encodings searched
+again, the BEAM best of their children kept - down to cells of 2^20 encodings searched
 whole, with the neighbours of the whole cell that holds the worst input so far; most
 descents start from the best cells found at 2^-12 of a binade.
 
@@ -24,7 +24,7 @@ BASE_SAMPLES = 32  # per binade, besides its two ends
 MIDDLE_SAMPLES = 1024  # per binade where the functions change (|x| from 2^-10 to 2^7)
 SPLIT_BITS = 4  # a refined cell's 16 children
 CHILD_SAMPLES = 64
-WHOLE_BITS = 16  # a cell of at most 2^16 encodings is searched whole
+WHOLE_BITS = 20  # a cell of at most 2^20 encodings is searched whole
 BEAM = 20  # cells kept per level of a descent
 # A descent from the binades costs most in its first levels, where the samples are too sparse
 # for expansions (Arb, point by point); one in REFRESH does so, and the others start from the
@@ -35,6 +35,9 @@ KEPT = 32  # candidates kept for settling
 
 # runs a round: its cells of one sample size and its seed, returning their results in order
 Runner = Callable[[list[Cell], int | None, int], list[CellResult]]
+
+
+OnRound = Callable[["Outcome"], None] | None  # told after each round
 
 
 @dataclass
@@ -70,8 +73,7 @@ class Outcome:
         return self.candidates[0].error if self.candidates else 0.0
 
 
-def search(run: Runner, budget: Budget, seed: int,
-           on_round: Callable[[Outcome], None] | None = None,
+def search(run: Runner, budget: Budget, seed: int, on_round: OnRound = None,
            landmarks: Sequence[Cell] = (), middle: Sequence[Cell] = ()) -> Outcome:
     """``landmarks``: cells searched whole after the binades are sampled; ``middle``: the
     binades sampled MIDDLE_SAMPLES times, where the function changes (landmarks.py)."""
@@ -103,7 +105,7 @@ def search(run: Runner, budget: Budget, seed: int,
 
 
 def _search_whole(run: Runner, cells: list[Cell], searched: set[Cell], seed: int,
-                  outcome: Outcome, on_round) -> list[CellResult]:
+                  outcome: Outcome, on_round: OnRound) -> list[CellResult]:
     """Cells searched whole; returns the whole cell beside the one with the worst input so
     far, as the next beam (the chain), or nothing."""
     searched.update(cells)
@@ -115,7 +117,7 @@ def _search_whole(run: Runner, cells: list[Cell], searched: set[Cell], seed: int
 
 
 def _round(run: Runner, cells: list[Cell], samples: int | None, seed: int, outcome: Outcome,
-           on_round) -> list[CellResult]:
+           on_round: OnRound) -> list[CellResult]:
     results = run(cells, samples, seed)
     for result in results:
         outcome.add(result)

@@ -1,0 +1,64 @@
+"""The float64 search's fast reference against Arb, side by side in one run, on one core:
+float64 values per second of erfc (or --function) - Arb's ball at 120 bits point by point (the
+issue's yardstick), the search's own Arb path (192 bits, split into double-double with its
+bound), and the certified expansions on a dense run of consecutive inputs (a whole cell of
+2^20 encodings, as the search takes them) and on inputs spread over 2^-6 of a binade.
+
+    python scripts/search-reference-rate.py [--function erfc] [--at 1.2345]
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def rate(compute, x, repeat=3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        clock = time.perf_counter()
+        compute(x)
+        best = min(best, time.perf_counter() - clock)
+    return x.shape[0] / best
+
+
+def main() -> None:
+    import flint
+
+    from gelucheck.functions import get_function
+    from gelucheck.reference.arbref import _ball, _precision
+    from gelucheck.search.reference import Reference
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--function", default="erfc")
+    parser.add_argument("--at", type=float, default=1.2345)
+    args = parser.parse_args()
+    function = get_function(args.function)
+    first = int(np.array([args.at]).view(np.uint64)[0])
+    dense = np.arange(first, first + (1 << 20), dtype=np.uint64).view(np.float64)
+    rng = np.random.default_rng(0)
+    spread = np.sort(args.at * (1 + rng.random(1 << 16) * 2.0**-6))
+
+    def arb120(x):
+        with _precision(120):
+            for v in x:
+                _ball(function, float(v))
+
+    reference = Reference(function)
+    reference.values(dense), reference.values(spread)  # expansions built, numba loaded
+    rates = {
+        "Arb, 120 bits, point by point": rate(arb120, dense[:20000]),
+        "the search's Arb path (192 bits, double-double)": rate(
+            lambda x: Reference(function).at_points(x), dense[:20000]),
+        "expansions, 2^20 consecutive inputs": rate(reference.values, dense),
+        "expansions, inputs spread over 2^-6 of a binade": rate(reference.values, spread),
+    }
+    base = rates["Arb, 120 bits, point by point"]
+    print(f"{function.name} near {args.at}, one core (python-flint {flint.__version__}):")
+    for name, r in rates.items():
+        print(f"  {name:50s} {r / 1e6:8.3f} M values/s  {r / base:7.1f}x Arb")
+
+
+if __name__ == "__main__":
+    main()
