@@ -6,6 +6,7 @@ import json
 import numpy as np
 import pytest
 
+import built_results
 from gelucheck.cli import main
 from gelucheck.formats import FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
@@ -122,3 +123,17 @@ def _tables(node):
         yield node
         for value in node.values():
             yield from _tables(value)
+
+
+def test_a_search_is_shown_as_a_lower_bound_beside_the_documented_figure():
+    from gelucheck import published
+    from gelucheck.report import jsonio, tables
+
+    r = built_results.search(1.375)
+    _, rows = tables.search_rows([r])
+    assert rows[0][2] == "1.375" and rows[0][3] == r.figures.worst_input_hex
+    assert "1.38 (search)" in str(tables.documented_rows([r])[1][0])
+    assert published.verdict(published.bound_for(r), r).startswith("ABOVE")
+    below = built_results.search(0.9)
+    assert published.verdict(published.bound_for(below), below) == "none above in the search"
+    assert jsonio.loads(jsonio.dumps([r])) == [r]

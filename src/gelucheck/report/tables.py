@@ -7,7 +7,14 @@ import textwrap
 from .. import published
 from ..checks.regions import REGIONS
 from ..formats import FORMATS
-from ..results import AccuracyResult, ConsistencyResult, DriftResult, MinimumFinding, SignFinding
+from ..results import (
+    AccuracyResult,
+    ConsistencyResult,
+    DriftResult,
+    MinimumFinding,
+    SearchResult,
+    SignFinding,
+)
 from .cells import NOT_TAKEN, fmt_max, fmt_share, fmt_ulp
 
 
@@ -278,11 +285,31 @@ def impossible_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+def search_rows(results: list) -> tuple[list[str], list[list]]:
+    """What each float64 search found: at least so many ulps, where, by which search."""
+    header = ["implementation", "function", "at least (ulp)", "at x", "returned",
+              "correctly rounded", "evaluations", "seed"]
+    body = []
+    for r in results:
+        if not isinstance(r, SearchResult):
+            continue
+        f = r.figures
+        if f is None:
+            body.append([r.identity.id, r.identity.function, "ERROR", "", "", "", "", r.seed])
+            continue
+        body.append([r.identity.id, r.identity.function, f"{f.max_ulp:.4g}",
+                     f.worst_input_hex, f.computed.hex(), f.exact.hex(),
+                     f"{r.evaluations:,}", r.seed])
+    return header, body
+
+
 def documented_rows(results: list) -> tuple[list[str], list[list]]:
     """Documented vs measured, per measured result that a documented bound covers."""
     header = ["implementation", "function", "dtype", "documented", "measured", "", "source"]
     body = []
-    for r in _measured(results):
+    searched: list[AccuracyResult | SearchResult] = [
+        r for r in results if isinstance(r, SearchResult) and r.figures is not None]
+    for r in [*_measured(results), *searched]:
         bound = published.bound_for(r)
         if bound is None or r.figures is None:
             continue
@@ -363,6 +390,8 @@ def sections(results: list) -> list[tuple[str, tuple[list[str], list[list]]]]:
     out.append(("Special inputs that miss their limit", special_rows(results)))
     out.append(("Results no value of the function can have (outside its range, or of the "
                 "wrong sign)", impossible_rows(results)))
+    out.append(("Float64 worst cases found by search (lower bounds, settled by mpmath)",
+                search_rows(results)))
     out.append(("Documented accuracy beside the measured (data/published_bounds.toml)",
                 documented_rows(results)))
     out.append(("Formula fingerprints: which GELU form the outputs compute", fingerprint_rows(
