@@ -120,3 +120,24 @@ def test_a_damaged_round_file_is_refused_by_name(tmp_path):
     with pytest.raises(UsageError, match=re.escape("round-000000.json: a damaged")):
         strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, erf, 0),
                         strategy.Budget(evaluations=1), 0)
+
+
+def test_the_landmarks_computed_with_mpmath_are_where_they_say():
+    """Independent checks of data/search_landmarks.toml's regime points: erfc reaches 2^-1022
+    at 26.5433, Φ at -37.5194, erf's distance to 1 falls to half an ulp at 5.9216, and GELU's
+    minimum lies at x*."""
+    import mpmath
+
+    from gelucheck.reference.mpref import minimum
+
+    def near(value, target):
+        return abs(value / target - 1) < 1e-12
+
+    with mpmath.workprec(200):
+        assert near(mpmath.erfc(mpmath.mpf(26.543258454250981)), mpmath.ldexp(1, -1022))
+        assert near(mpmath.erfc(mpmath.mpf(37.519379347144500) / mpmath.sqrt(2)) / 2,
+                    mpmath.ldexp(1, -1022))
+        assert near(mpmath.erfc(mpmath.mpf(5.9215871957945073)), mpmath.ldexp(1, -54))
+    assert -37.5193793471445 in landmarks.points(get_function("phi"))
+    x_star = float(minimum("gelu", 30)[0])
+    assert any(abs(x - x_star) < 1e-15 for x in landmarks.points(get_function("gelu_grad")))

@@ -28,8 +28,11 @@ def run(spec: Spec, function: Function, budget: Budget, seed: int, workers: int 
     (impl,) = resolve(spec)
     who = identity(impl, FLOAT64)
     clock = time.perf_counter()
-    total = budget.evaluations or 0
-    meter = bar(total, f"searching {impl.id} {function.name}", progress, unit="input")
+    # the bar follows the evaluations, or the seconds where only those are given
+    by_time = budget.evaluations is None
+    total = int(budget.seconds or 0) if by_time else budget.evaluations or 0
+    meter = bar(total, f"searching {impl.id} {function.name}", progress,
+                unit="s" if by_time else "input")
     try:
         with engine(spec, function.name, workers, engine_name, scheduler) as e:
             if e.dashboard:
@@ -37,7 +40,8 @@ def run(spec: Spec, function: Function, budget: Budget, seed: int, workers: int 
             runner = checkpoints.wrap(e, checkpoint, spec, function, seed)
 
             def advanced(outcome: Outcome) -> None:
-                meter.update(min(outcome.evaluations, total) - meter.n if total else 0)
+                done = time.perf_counter() - budget.started if by_time else outcome.evaluations
+                meter.update(max(0, min(int(done), total) - meter.n))
                 meter.set_postfix_str(f"worst {outcome.worst:.4g} ulp", refresh=False)
 
             outcome = search(runner, budget, seed, advanced, landmarks.cells(function),
