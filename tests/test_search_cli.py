@@ -137,3 +137,19 @@ def test_a_search_is_shown_as_a_lower_bound_beside_the_documented_figure():
     below = built_results.search(0.9)
     assert published.verdict(published.bound_for(below), below) == "none above in the search"
     assert jsonio.loads(jsonio.dumps([r])) == [r]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", ["erf", "erfc"])
+def test_the_shipped_search_budgets_of_the_c_library_hold(function, capsys):
+    """glibc's double erf and erfc as recorded (seed 0, 1,000,000 evaluations asked): the same
+    search finds the same, on the release it was recorded with (another says it has none)."""
+    from importlib import resources
+
+    shipped = resources.files("gelucheck") / "data" / "budgets.toml"
+    status = main(["search", "--backend", f"libm:{function}", "--function", function,
+                   "--evaluations", "1000000", "--no-progress", "--workers", "1",
+                   "--budgets", str(shipped)])
+    out = capsys.readouterr().out
+    assert status == 0, out
+    assert "BUDGET" not in out or "no search budget" in out

@@ -64,8 +64,8 @@ def test_the_subnormal_binade_starts_above_zero():
 
 def test_the_search_finds_the_peak_and_repeats_itself_with_the_seed():
     middle = landmarks.middle()
-    first = strategy.search(_run, strategy.Budget(evaluations=3_000_000), 5, middle=middle)
-    again = strategy.search(_run, strategy.Budget(evaluations=3_000_000), 5, middle=middle)
+    first = strategy.search(_run, strategy.Budget(evaluations=1_500_000), 5, middle=middle)
+    again = strategy.search(_run, strategy.Budget(evaluations=1_500_000), 5, middle=middle)
     assert first.candidates == again.candidates and first.evaluations == again.evaluations
     assert first.worst > 4  # the bump plus some noise, near PEAK
     assert abs(first.candidates[0].x - PEAK) < 2e-2
@@ -97,7 +97,7 @@ def test_a_checkpoint_gives_back_its_rounds_and_refuses_another_search(tmp_path)
         return _run(cells, samples, seed)
 
     def budget():
-        return strategy.Budget(evaluations=500_000)
+        return strategy.Budget(evaluations=200_000)
 
     first = strategy.search(checkpoint.wrap(counted, str(tmp_path), spec, erf, 0), budget(), 0)
     computed = len(calls)
