@@ -234,3 +234,46 @@ def record_and_gate(args, results, key: str, entry_of, line_of) -> int:
                 print(f"BUDGET {line}")
             status |= failed
     return status
+
+
+def add_one_function(p, verb: str, dtype: str, dtype_help: str) -> None:
+    """What the sweep and the search take: implementations (--backend, repeatable; --impl),
+    one --function, one --dtype."""
+    p.add_argument("--backend", action="append", default=[], metavar="NAME[:IMPL]",
+                   help="a backend, or one implementation of it (repeatable)")
+    add_impl(p)
+    p.add_argument("--function", required=True, type=choices("function", FUNCTIONS),
+                   help=f"the function to {verb}: {', '.join(FUNCTIONS)}")
+    p.add_argument("--dtype", default=FORMATS[dtype], type=choices("dtype", FORMATS),
+                   help=dtype_help)
+
+
+def add_engine(p, tasks: str) -> None:
+    """Where the sweep's and the search's tasks run: --workers, --engine, --scheduler."""
+    import os
+
+    from ..sweep import ENGINES
+
+    p.add_argument("--workers", type=positive, default=os.cpu_count() or 1,
+                   help="processes (default: the number of cores)")
+    p.add_argument("--engine", default="local", type=choices("engine", ENGINES),
+                   help=f"where the {tasks} run: local (a pool of --workers processes, the "
+                   "default) or dask (a local Dask cluster of --workers processes)")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help=f"run the {tasks} on the Dask cluster whose scheduler is at ADDRESS "
+                   "(tcp://host:port; implies --engine dask): every worker needs the same "
+                   "gelucheck, libraries and kernel tier, and is refused otherwise")
+
+
+def named_specs(args, what: str) -> list:
+    """The implementations --backend and --impl name, as the workers rebuild them; none is
+    a usage error."""
+    from ..sweep.worker import Spec
+
+    specs = [Spec(kind="builtin", impl=b, function=args.function.name) for b in args.backend]
+    specs += [Spec(kind="user", impl=spec, function=args.function.name,
+                   framework=args.framework, device=args.device, autograd=args.autograd)
+              for spec in args.impl or []]
+    if not specs:
+        raise UsageError(f"name what to {what}: --backend NAME[:IMPL] or --impl MOD:FN")
+    return specs

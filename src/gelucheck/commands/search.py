@@ -1,12 +1,10 @@
 """``gelucheck search``: float64 worst cases found by search, settled by mpmath."""
 from __future__ import annotations
 
-import os
 import sys
 
 from ..errors import UsageError
 from ..formats import FORMATS
-from ..functions import FUNCTIONS
 from . import options
 
 DEFAULT_EVALUATIONS = 10_000_000
@@ -16,13 +14,8 @@ def add(sub) -> None:
     p = sub.add_parser("search", help="float64 inputs with the largest errors, found by a "
                        "seeded search (a lower bound of the true largest error), each "
                        "settled by mpmath")
-    p.add_argument("--backend", action="append", default=[], metavar="NAME[:IMPL]",
-                   help="a backend, or one implementation of it (repeatable)")
-    options.add_impl(p)
-    p.add_argument("--function", required=True, type=options.choices("function", FUNCTIONS),
-                   help=f"the function to search: {', '.join(FUNCTIONS)}")
-    p.add_argument("--dtype", default=FORMATS["float64"], type=options.choices("dtype", FORMATS),
-                   help="float64 (float32 has every input: gelucheck sweep)")
+    options.add_one_function(p, "search", "float64",
+                             "float64 (float32 has every input: gelucheck sweep)")
     p.add_argument("--evaluations", type=options.positive, metavar="N",
                    help=f"stop after the round that reaches N evaluations (default: "
                    f"{DEFAULT_EVALUATIONS:,} unless --seconds is given); the same N and "
@@ -31,13 +24,7 @@ def add(sub) -> None:
                    help="stop after the round that ends past S seconds (its evaluations are "
                    "printed: give them as --evaluations to run the same search again)")
     p.add_argument("--seed", type=int, default=0, help="the search's seed (default 0)")
-    p.add_argument("--workers", type=options.positive, default=os.cpu_count() or 1,
-                   help="processes (default: the number of cores)")
-    p.add_argument("--engine", default="local", type=options.choices("engine", ("local",
-                   "dask")), help="where the rounds run: local (a pool of --workers "
-                   "processes) or dask (a local Dask cluster of --workers processes)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="run on the Dask cluster whose "
-                   "scheduler is at ADDRESS (implies --engine dask)")
+    options.add_engine(p, "rounds")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--checkpoint", metavar="DIR", help="keep each finished round here and "
                    "read it back when the same search runs again")
@@ -56,18 +43,14 @@ def run(args) -> int:
     from ..report import jsonio
     from ..search.run import run as search_one
     from ..search.strategy import Budget
-    from ..sweep.worker import Spec, resolve
+    from ..sweep.worker import resolve
 
     if args.dtype.name != "float64":
         raise UsageError(f"--dtype {args.dtype.name}: the search is for float64; float32 has "
                          "every input (gelucheck sweep), 16-bit dtypes every input in check")
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")
-    named = [Spec(kind="builtin", impl=b, function=args.function.name) for b in args.backend]
-    named += [Spec(kind="user", impl=i, function=args.function.name, framework=args.framework,
-                   device=args.device, autograd=args.autograd) for i in args.impl or []]
-    if not named:
-        raise UsageError("name what to search: --backend NAME[:IMPL] or --impl MOD:FN")
+    named = options.named_specs(args, "search")
     from ..sweep.cluster import spec_of
 
     specs = []  # one search per implementation

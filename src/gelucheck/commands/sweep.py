@@ -1,37 +1,16 @@
 """``gelucheck sweep``: every float32 input of one or more implementations."""
 from __future__ import annotations
 
-import os
-
-from ..errors import UsageError
-from ..formats import FORMATS
-from ..functions import FUNCTIONS
 from ..shared_options import add_range_option
-from ..sweep import ENGINES
 from . import options
 
 
 def add(sub) -> None:
     sweep = sub.add_parser("sweep", help="every float32 input (or a --range of encodings) of "
                            "one or more implementations, against one reference pass")
-    sweep.add_argument("--backend", action="append", default=[], metavar="NAME[:IMPL]",
-                       help="a backend, or one implementation of it (repeatable)")
-    options.add_impl(sweep)
-    sweep.add_argument("--function", required=True, type=options.choices("function", FUNCTIONS),
-                       help=f"the function to sweep: {', '.join(FUNCTIONS)}")
-    sweep.add_argument("--dtype", default=FORMATS["float32"],
-                       type=options.choices("dtype", FORMATS),
-                       help="float32 (the only one to sweep)")
+    options.add_one_function(sweep, "sweep", "float32", "float32 (the only one to sweep)")
     add_range_option(sweep.add_argument)
-    sweep.add_argument("--workers", type=options.positive, default=os.cpu_count() or 1,
-                       help="processes (default: the number of cores)")
-    sweep.add_argument("--engine", default="local", type=options.choices("engine", ENGINES),
-                       help="where the tasks run: local (a pool of --workers processes, "
-                       "the default) or dask (a local Dask cluster of --workers processes)")
-    sweep.add_argument("--scheduler", metavar="ADDRESS",
-                       help="run the tasks on the Dask cluster whose scheduler is at ADDRESS "
-                       "(tcp://host:port; implies --engine dask): every worker needs the same "
-                       "gelucheck, libraries and kernel tier, and is refused otherwise")
+    options.add_engine(sweep, "tasks")
     sweep.add_argument("--json", metavar="FILE", help="write the results as JSON")
     sweep.add_argument("--checkpoint", metavar="DIR", help="save each finished task here and "
                        "resume from it")
@@ -52,7 +31,6 @@ def run(args) -> int:
     from ..report import jsonio, tables
     from ..sweep.reference import require
     from ..sweep.runner import check_dtype, parse_range, sweep
-    from ..sweep.worker import Spec
 
     check_dtype(args.dtype)
     require(args.function)  # erf's: the C library checked, before any work
@@ -61,12 +39,7 @@ def run(args) -> int:
     output_files.folder(args.checkpoint, "--checkpoint")
     # named, not resolved: the sweep resolves them (importing the frameworks) while its
     # workers start, and refuses an unknown or unavailable one before any task runs
-    specs = [Spec(kind="builtin", impl=b, function=args.function.name) for b in args.backend]
-    specs += [Spec(kind="user", impl=spec, function=args.function.name,
-                   framework=args.framework, device=args.device, autograd=args.autograd)
-              for spec in args.impl or []]
-    if not specs:
-        raise UsageError("name what to sweep: --backend NAME[:IMPL] or --impl MOD:FN")
+    specs = options.named_specs(args, "sweep")
     engine = "dask" if args.scheduler else args.engine
     results = sweep(specs, args.function, span, args.workers, args.checkpoint,
                     progress=not args.no_progress, engine=engine, scheduler=args.scheduler)

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .reference import FRACTION_BITS
-
+FRACTION_BITS = 52
 BINADES = 2047  # 0 (subnormal) .. 2046; 2047 holds inf and NaN
 SIGN_BIT = np.uint64(1 << 63)
 
@@ -20,6 +19,14 @@ class Cell:
     binade: int
     level: int  # 2^-level of the binade's encodings
     index: int
+
+    @classmethod
+    def holding(cls, x: float, level: int) -> Cell:
+        """The cell of ``level`` that holds the nonzero finite double x."""
+        bits = int(np.array([abs(x)]).view(np.uint64)[0])
+        binade = bits >> FRACTION_BITS
+        offset = bits - (binade << FRACTION_BITS)
+        return cls(int(x < 0), binade, level, offset >> (FRACTION_BITS - level))
 
     @property
     def first(self) -> int:

@@ -29,7 +29,6 @@ from .cells import Cell
 from .reference import Reference
 from .task import CellResult, evaluate
 
-ENGINES = ("local", "dask")
 CHUNKS_PER_WORKER = 4  # a round in this many chunks per worker: the last ones balance
 
 _STATE: dict[str, Any] = {}  # per process: the implementation and reference of one search

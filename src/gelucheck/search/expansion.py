@@ -5,8 +5,9 @@ A segment of one binade (a dyadic part of its encodings) gets the Taylor coeffic
 function at a double near its centre, from Arb's power series (python-flint's ``arb_series``
 runs the function's own Arb formula on a series), and a remainder bounded by the next
 coefficient of the same series taken over the whole segment (a ball): every point of the
-segment is then one short polynomial away, evaluated in NumPy in double-double. Written here
-because no library evaluates a certified expansion at millions of doubles.
+segment is then one short polynomial away, evaluated in double-double (reference.py: numba
+or NumPy). Written here because no library evaluates a certified expansion at millions of
+doubles.
 """
 from __future__ import annotations
 
@@ -57,16 +58,16 @@ class Expansion:
 
 
 def _ldexp(value, exponent: int) -> float:
-    """An Arb ball's midpoint times 2^exponent, rounded to the nearest double (exact power
-    of two: no double rounding)."""
+    """An Arb ball's midpoint times 2^exponent, rounded to a double (_round_int)."""
     man, exp = value.mid().man_exp()
     return _round_int(int(man), int(exp) + exponent)
 
 
 def _round_int(man: int, exp: int) -> float:
-    """man·2^exp correctly rounded to a double (Python's int/float conversions round right;
-    the exponent is applied exactly, and a result in the subnormal range is left to ldexp,
-    which rounds once)."""
+    """man·2^exp rounded to the nearest double: the integer rounded once to 53 bits, the
+    exponent applied exactly - except in the subnormal range, where ldexp rounds a second
+    time: off by at most one quantum there (the tail's tiniest coefficients), which the
+    bound's allowance for underflow covers."""
     if man == 0:
         return 0.0
     bits = abs(man).bit_length()

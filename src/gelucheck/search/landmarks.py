@@ -9,12 +9,9 @@ import tomllib
 from functools import cache
 from importlib import resources
 
-import numpy as np
-
 from ..errors import GelucheckError
 from ..functions import Function
-from .cells import BINADES, Cell
-from .reference import FRACTION_BITS
+from .cells import BINADES, FRACTION_BITS, Cell
 
 FILE = "search_landmarks.toml"
 LEVEL = FRACTION_BITS - 11  # cells of 2^11 encodings
@@ -43,10 +40,7 @@ def points(function: Function) -> list[float]:
 
 
 def _around(x: float) -> list[Cell]:
-    bits = int(np.array([abs(x)]).view(np.uint64)[0])
-    binade = bits >> FRACTION_BITS
-    index = (bits - (binade << FRACTION_BITS)) >> (FRACTION_BITS - LEVEL)
-    cell = Cell(int(x < 0), binade, LEVEL, index)
+    cell = Cell.holding(x, LEVEL)
     return [cell, *cell.neighbours()]
 
 

@@ -15,10 +15,10 @@ import numpy as np
 
 from ..functions import Function
 from ..reference.arbref import _ball, _precision
+from ..reference.mpref import SATURATION  # every function at its limit to far below any ulp
+from .cells import FRACTION_BITS, Cell
 from .expansion import PRECISION, Expansion, build, split_exact
 
-SATURATION = 64.0  # mpref.SATURATION: every function at its limit to far below any ulp
-FRACTION_BITS = 52
 LEVELS = FRACTION_BITS  # a segment of level L is 2^-L of a binade; level 52: one encoding
 START_BELOW_PROBE = 2  # the descent starts this many levels above the binade's probe
 
@@ -31,17 +31,6 @@ class Values:
     lo: np.ndarray
     scale: np.ndarray  # int64
     bound: np.ndarray
-
-
-def _binade(bits: int) -> int:
-    return bits >> FRACTION_BITS
-
-
-def _segment_range(binade: int, level: int, index: int) -> tuple[int, int]:
-    """The first and last encoding (of |x|) of a segment; the subnormal binade starts at 1."""
-    width = 1 << (FRACTION_BITS - level)
-    first = (binade << FRACTION_BITS) + index * width
-    return max(first, 1), first + width - 1
 
 
 class Reference:
@@ -58,8 +47,9 @@ class Reference:
     def _expansion(self, sign: int, binade: int, level: int, index: int) -> Expansion | None:
         key = (sign, binade, level, index)
         if key not in self._segments:
-            first, last = _segment_range(binade, level, index)
-            low, high = np.array([first, last], dtype=np.uint64).view(np.float64)
+            segment = Cell(sign, binade, level, index)  # segments lie on the cells' grid
+            low, high = np.array([segment.first, segment.last], dtype=np.uint64).view(
+                np.float64)
             if sign:
                 low, high = -high, -low
             self._segments[key] = build(self.function, float(low), float(high))
