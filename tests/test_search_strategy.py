@@ -12,7 +12,7 @@ from gelucheck.errors import UsageError
 from gelucheck.functions import get_function
 from gelucheck.search import checkpoint, landmarks, strategy
 from gelucheck.search.cells import Cell, binades
-from gelucheck.search.task import KEPT, Candidate, CellResult
+from gelucheck.search.task import Candidate, CellResult, largest
 
 PEAK = 1.2345678901234567  # where the synthetic error is largest
 
@@ -31,7 +31,7 @@ def _run(cells, samples, seed):
     for cell in cells:
         x = cell.inputs(samples, seed)
         e = _error(x)
-        top = np.argsort(-e, kind="stable")[:KEPT]
+        top = largest(e)
         out.append(CellResult(cell, x.shape[0], tuple(
             Candidate(float(x[i]), 0.0, float(e[i]), 0.0) for i in top), 0.0, 0.0))
     return out
@@ -62,10 +62,17 @@ def test_the_subnormal_binade_starts_above_zero():
     assert len(binades()) == 2 * 2047  # both signs, no inf or NaN
 
 
+@pytest.fixture
+def small_whole_cells(monkeypatch):
+    """Whole cells of 2^12 encodings instead of 2^20: the same plan, a faster test."""
+    monkeypatch.setattr(strategy, "WHOLE_BITS", 12)
+
+
+@pytest.mark.usefixtures("small_whole_cells")
 def test_the_search_finds_the_peak_and_repeats_itself_with_the_seed():
     middle = landmarks.middle()
-    first = strategy.search(_run, strategy.Budget(evaluations=1_500_000), 5, middle=middle)
-    again = strategy.search(_run, strategy.Budget(evaluations=1_500_000), 5, middle=middle)
+    first = strategy.search(_run, strategy.Budget(evaluations=400_000), 5, middle=middle)
+    again = strategy.search(_run, strategy.Budget(evaluations=400_000), 5, middle=middle)
     assert first.candidates == again.candidates and first.evaluations == again.evaluations
     assert first.worst > 4  # the bump plus some noise, near PEAK
     assert abs(first.candidates[0].x - PEAK) < 2e-2
@@ -87,6 +94,7 @@ def test_landmarks_include_glibcs_seams_and_the_binades_edges():
     assert one in starts and any(c.last == one - 1 for c in cells if c.sign == 0)
 
 
+@pytest.mark.usefixtures("small_whole_cells")
 def test_a_checkpoint_gives_back_its_rounds_and_refuses_another_search(tmp_path):
     spec = {"kind": "builtin", "impl": "libm:erf", "function": "erf"}
     erf = get_function("erf")

@@ -53,7 +53,7 @@ def _dense(reference: Reference, cell: Cell, samples: int | None) -> bool:
     return samples >= INPUTS_PER_SEGMENT << max(0, segment_level - cell.level)
 
 
-def _largest(error: np.ndarray) -> np.ndarray:
+def largest(error: np.ndarray) -> np.ndarray:
     """The positions of the KEPT largest errors, largest first (ties: the first)."""
     if error.shape[0] > KEPT:
         part = np.argpartition(-error, KEPT)[:KEPT]
@@ -80,7 +80,7 @@ def evaluate(impl: Implementation, reference: Reference, cells: list[Cell],
     share = 1 / len(cells)
     results = []
     for cell, a, b in zip(cells, ends[:-1], ends[1:], strict=True):
-        top = a + _largest(error[a:b])
+        top = a + largest(error[a:b])
         worst = tuple(Candidate(float(x[i]), float(y[i]), float(error[i]), float(doubt[i]))
                       for i in top)
         results.append(CellResult(cell, int(b - a), worst, implementation_s * share,
