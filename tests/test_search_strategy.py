@@ -96,7 +96,7 @@ def test_landmarks_include_glibcs_seams_and_the_binades_edges():
 
 @pytest.mark.usefixtures("small_whole_cells")
 def test_a_checkpoint_gives_back_its_rounds_and_refuses_another_search(tmp_path):
-    spec = {"kind": "builtin", "impl": "libm:erf", "function": "erf"}
+    spec = {"kind": "builtin", "impl": "scipy:special.erf", "function": "erf"}  # core deps
     erf = get_function("erf")
     calls = []
 
@@ -119,7 +119,7 @@ def test_a_checkpoint_gives_back_its_rounds_and_refuses_another_search(tmp_path)
 
 
 def test_a_damaged_round_file_is_refused_by_name(tmp_path):
-    spec = {"kind": "builtin", "impl": "libm:erf", "function": "erf"}
+    spec = {"kind": "builtin", "impl": "scipy:special.erf", "function": "erf"}  # core deps
     erf = get_function("erf")
     budget = strategy.Budget(evaluations=1)
     strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, erf, 0), budget, 0)
