@@ -68,6 +68,7 @@ def small_whole_cells(monkeypatch):
     monkeypatch.setattr(strategy, "WHOLE_BITS", 12)
 
 
+@pytest.mark.slow
 @pytest.mark.usefixtures("small_whole_cells")
 def test_the_search_finds_the_peak_and_repeats_itself_with_the_seed():
     middle = landmarks.middle()
