@@ -13,6 +13,7 @@ from gelucheck.functions import get_function
 from gelucheck.search import checkpoint, landmarks, strategy
 from gelucheck.search.cells import Cell, binades
 from gelucheck.search.task import Candidate, CellResult, largest
+from gelucheck.sweep.worker import resolve
 
 PEAK = 1.2345678901234567  # where the synthetic error is largest
 
@@ -98,7 +99,7 @@ def test_landmarks_include_glibcs_seams_and_the_binades_edges():
 @pytest.mark.usefixtures("small_whole_cells")
 def test_a_checkpoint_gives_back_its_rounds_and_refuses_another_search(tmp_path):
     spec = {"kind": "builtin", "impl": "scipy:special.erf", "function": "erf"}  # core deps
-    erf = get_function("erf")
+    (impl,) = resolve(spec)
     calls = []
 
     def counted(cells, samples, seed):
@@ -108,26 +109,26 @@ def test_a_checkpoint_gives_back_its_rounds_and_refuses_another_search(tmp_path)
     def budget():
         return strategy.Budget(evaluations=200_000)
 
-    first = strategy.search(checkpoint.wrap(counted, str(tmp_path), spec, erf, 0), budget(), 0)
+    first = strategy.search(checkpoint.wrap(counted, str(tmp_path), spec, impl, 0), budget(), 0)
     computed = len(calls)
-    again = strategy.search(checkpoint.wrap(counted, str(tmp_path), spec, erf, 0), budget(), 0)
+    again = strategy.search(checkpoint.wrap(counted, str(tmp_path), spec, impl, 0), budget(), 0)
     assert len(calls) == computed  # every round read back
     assert again.candidates == first.candidates
     (folder,) = tmp_path.iterdir()
     (folder / "search.json").write_text(json.dumps({"seed": 1}))
     with pytest.raises(UsageError, match=re.escape("search.json: a checkpoint of another search")):
-        checkpoint.wrap(counted, str(tmp_path), spec, erf, 0)
+        checkpoint.wrap(counted, str(tmp_path), spec, impl, 0)
 
 
 def test_a_damaged_round_file_is_refused_by_name(tmp_path):
     spec = {"kind": "builtin", "impl": "scipy:special.erf", "function": "erf"}  # core deps
-    erf = get_function("erf")
+    (impl,) = resolve(spec)
     budget = strategy.Budget(evaluations=1)
-    strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, erf, 0), budget, 0)
+    strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, impl, 0), budget, 0)
     (folder,) = tmp_path.iterdir()
     (folder / "round-000000.json").write_text("{not json")
     with pytest.raises(UsageError, match=re.escape("round-000000.json: a damaged")):
-        strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, erf, 0),
+        strategy.search(checkpoint.wrap(_run, str(tmp_path), spec, impl, 0),
                         strategy.Budget(evaluations=1), 0)
 
 

@@ -53,11 +53,12 @@ def run(args) -> int:
     named = options.named_specs(args, "search")
     from ..sweep.cluster import spec_of
 
-    specs = []  # one search per implementation
+    specs = []  # one search per implementation: (what the workers rebuild it from, it)
     for s in named:
         for impl in resolve(s):
             if s["kind"] == "user" or ":" in s["impl"] or FORMATS["float64"] in impl.dtypes:
-                specs.append(s if s["kind"] == "user" else spec_of(impl, args.framework))
+                specs.append((s if s["kind"] == "user" else spec_of(impl, args.framework),
+                              impl))
             else:  # of a whole backend, those that take float64
                 print(f"skipped {impl.id}: it takes "
                       f"{', '.join(f.name for f in impl.dtypes)}, not float64", file=sys.stderr)
@@ -65,8 +66,8 @@ def run(args) -> int:
         raise UsageError(f"no implementation named takes float64 {args.function.name}")
     evaluations = args.evaluations or (None if args.seconds else DEFAULT_EVALUATIONS)
     results = []
-    for spec in specs:
-        r = search_one(spec, args.function, Budget(evaluations, args.seconds), args.seed,
+    for spec, impl in specs:
+        r = search_one(spec, impl, Budget(evaluations, args.seconds), args.seed,
                        args.workers, args.engine, args.scheduler, not args.no_progress,
                        args.checkpoint)
         results.append(r)

@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..backends import Implementation
 from ..backends.registry import backend_version
 from ..errors import UsageError
-from ..functions import Function
-from ..sweep.worker import Spec, resolve
+from ..sweep.worker import Spec
 from .cells import Cell
 from .strategy import Runner
 from .task import Candidate, CellResult
@@ -23,12 +23,13 @@ from .task import Candidate, CellResult
 FORMAT = 1
 
 
-def wrap(run: Runner, directory: str | None, spec: Spec, function: Function,
+def wrap(run: Runner, directory: str | None, spec: Spec, impl: Implementation,
          seed: int) -> Runner:
-    """``run`` with its rounds kept in (and read back from) a folder of ``directory``."""
+    """``run`` (a search of ``impl``, which workers rebuild from ``spec``) with its rounds
+    kept in (and read back from) a folder of ``directory``."""
     if directory is None:
         return run
-    (impl,) = resolve(spec)
+    function = impl.function
     meta = {"format": FORMAT, "gelucheck": __version__, "spec": spec,
             "function": function.name, "seed": seed, "version": backend_version(impl)}
     name = hashlib.sha256(json.dumps(meta, sort_keys=True).encode()).hexdigest()[:16]

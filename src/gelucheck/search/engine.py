@@ -69,10 +69,8 @@ class Engine:
     """Runs a search's rounds (strategy.Runner); ``overhead_s`` is the workers' time outside
     the cells' own evaluation (dispatch, transfer, waiting for the last chunk)."""
 
-    def __init__(self, spec: Spec, function: str, workers: int, submit):
-        self.spec, self.function, self.workers, self._submit = spec, function, workers, submit
-        self.name = "here"
-        self.dashboard: str | None = None
+    def __init__(self, name: str, workers: int, submit, dashboard: str | None = None):
+        self.name, self.workers, self._submit, self.dashboard = name, workers, submit, dashboard
         self.tasks = 0
         self.wall_s = 0.0
         self.busy_s = 0.0
@@ -92,12 +90,14 @@ class Engine:
 
 
 @contextmanager
-def engine(spec: Spec, function: str, workers: int, name: str = "local",
+def engine(spec: Spec, impl: Implementation, workers: int, name: str = "local",
            scheduler: str | None = None) -> Iterator[Engine]:
-    """The engine a search runs on: this process (one local worker), a local pool, or Dask
-    (``name`` dask: a local cluster of ``workers`` processes, or the one at ``scheduler``)."""
+    """The engine a search of ``impl`` (which workers rebuild from ``spec``) runs on: this
+    process (one local worker), a local pool, or Dask (``name`` dask: a local cluster of
+    ``workers`` processes, or the one at ``scheduler``)."""
+    function = impl.function.name
     if name == "dask" or scheduler is not None:
-        with _dask(spec, function, workers, scheduler) as e:
+        with _dask(spec, impl, workers, scheduler) as e:
             yield e
         return
     from ..sweep.runner import pool_of
@@ -106,9 +106,8 @@ def engine(spec: Spec, function: str, workers: int, name: str = "local",
         if pool is None:
             threads = _tune_process()
             try:
-                e = Engine(spec, function, 1, lambda chunks, samples, seed: [
+                yield Engine("here", 1, lambda chunks, samples, seed: [
                     run_chunk(spec, function, c, samples, seed) for c in chunks])
-                yield e
             finally:
                 _restore_threads(threads)
             return
@@ -123,17 +122,15 @@ def engine(spec: Spec, function: str, workers: int, name: str = "local",
                                  "crashed in the implementation); rerun with --checkpoint "
                                  "to keep the finished rounds") from None
 
-        e = Engine(spec, function, workers, submit)
-        e.name = "local"
-        yield e
+        yield Engine("local", workers, submit)
 
 
 @contextmanager
-def _dask(spec: Spec, function: str, workers: int, scheduler: str | None
+def _dask(spec: Spec, impl: Implementation, workers: int, scheduler: str | None
           ) -> Iterator[Engine]:
     from ..sweep.cluster import _client
 
-    (impl,) = resolve(spec)
+    function = impl.function.name
     meta = _meta(impl.function, [impl], (0, 0))
     client, cluster = _client(scheduler, workers)
     try:
@@ -145,11 +142,8 @@ def _dask(spec: Spec, function: str, workers: int, scheduler: str | None
                                      pure=False) for c in chunks]
             return client.gather(futures)
 
-        e = Engine(spec, function, count, submit)
-        e.name = "dask"
-        e.dashboard = client.dashboard_link if "dashboard" in client.scheduler_info().get(
-            "services", {}) else None
-        yield e
+        served = "dashboard" in client.scheduler_info().get("services", {})
+        yield Engine("dask", count, submit, client.dashboard_link if served else None)
     finally:
         client.close()
         if cluster is not None:

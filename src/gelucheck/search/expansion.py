@@ -34,7 +34,7 @@ TAIL_ROUNDING = 2.0**-47
 HEAD_ROUNDING = 2.0**-100
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Expansion:
     """f(centre + h) = (c0 + c1·t + t²·Σ tail[k]·t^k)·2^scale with t = h·2^-step, within
     bound·2^scale for |h| <= radius: the coefficients scaled by powers of 2^step so that
@@ -49,12 +49,8 @@ class Expansion:
     c0: tuple[float, float]
     c1: tuple[float, float]
     c1_halves: tuple[float, float]
-    tail: tuple[float, ...]
+    tail: np.ndarray  # c2 .. c15, as the compiled loop takes them
     bound: float
-
-    @property
-    def tail_array(self) -> np.ndarray:
-        return np.array(self.tail)
 
 
 def _ldexp(value, exponent: int) -> float:
@@ -168,7 +164,8 @@ def build(function: Function, low: float, high: float) -> Expansion | None:
         try:
             c0 = _double_double(exact[0], -scale)
             c1 = _double_double(exact[1], step - scale)
-            tail = tuple(_ldexp(c, k * step - scale) for k, c in enumerate(exact[2:], start=2))
+            tail = np.array([_ldexp(c, k * step - scale)
+                             for k, c in enumerate(exact[2:], start=2)])
         except OverflowError:  # a term far above the value: a narrower segment
             return None
     return Expansion(centre, radius, scale, step, c0, c1, _halves(c1[0]), tail, scaled_bound)

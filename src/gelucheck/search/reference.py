@@ -181,7 +181,7 @@ def _evaluate(e: Expansion, x: np.ndarray, where: slice, out: Columns) -> None:
     f1, f2 = _factors(e.step)
     compiled = _kernels()
     if compiled is not None:
-        compiled.evaluate(x, where.start, where.stop, e.centre, f1, f2, e.tail_array,
+        compiled.evaluate(x, where.start, where.stop, e.centre, f1, f2, e.tail,
                           e.c0[0], e.c0[1], e.c1[1], *e.c1_halves, out[0], out[1])
     else:
         # exact: x and the centre share a binade (Sterbenz) or lie below the normal range,

@@ -6,14 +6,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from ..backends import Implementation
 from ..backends.registry import identity
 from ..errors import ImplementationError
 from ..formats import FLOAT64
-from ..functions import Function
 from ..progress import bar
 from ..results import Failure, SearchFigures, SearchResult
 from ..sweep.reference import SweepError
-from ..sweep.worker import Spec, resolve
+from ..sweep.worker import Spec
 from . import checkpoint as checkpoints
 from . import landmarks
 from .engine import engine
@@ -22,10 +22,11 @@ from .strategy import Budget, Outcome, search
 from .task import Candidate
 
 
-def run(spec: Spec, function: Function, budget: Budget, seed: int, workers: int = 1,
+def run(spec: Spec, impl: Implementation, budget: Budget, seed: int, workers: int = 1,
         engine_name: str = "local", scheduler: str | None = None, progress: bool = True,
         checkpoint: str | None = None, say: Callable[[str], None] = print) -> SearchResult:
-    (impl,) = resolve(spec)
+    """The search of ``impl``, which the workers rebuild from ``spec``."""
+    function = impl.function
     who = identity(impl, FLOAT64)
     clock = time.perf_counter()
     # the bar follows the evaluations, or the seconds where only those are given
@@ -34,10 +35,10 @@ def run(spec: Spec, function: Function, budget: Budget, seed: int, workers: int 
     meter = bar(total, f"searching {impl.id} {function.name}", progress,
                 unit="s" if by_time else "input")
     try:
-        with engine(spec, function.name, workers, engine_name, scheduler) as e:
+        with engine(spec, impl, workers, engine_name, scheduler) as e:
             if e.dashboard:
                 say(f"Dask dashboard {e.dashboard}")
-            runner = checkpoints.wrap(e, checkpoint, spec, function, seed)
+            runner = checkpoints.wrap(e, checkpoint, spec, impl, seed)
 
             def advanced(outcome: Outcome) -> None:
                 done = time.perf_counter() - budget.started if by_time else outcome.evaluations

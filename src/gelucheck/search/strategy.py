@@ -91,29 +91,28 @@ def search(run: Runner, budget: Budget, seed: int, on_round: OnRound = None,
         descent += 1
         full = descent % REFRESH == 1 or not anchors
         beam = _best(base if full else list(anchors.values()))
-        while beam and not budget.spent(outcome.evaluations):
-            if beam[0].cell.size > 1 << WHOLE_BITS:
-                children = [child for r in beam for child in r.cell.children(SPLIT_BITS)]
-                results = _round(run, children, CHILD_SAMPLES, seed + descent, outcome,
-                                 on_round)
-                anchors.update((r.cell, r) for r in results if r.cell.level == ANCHOR_LEVEL)
-                beam = _best(results)
-                continue
-            whole = [r.cell for r in beam if r.cell not in searched]
-            beam = _search_whole(run, whole, searched, seed, outcome, on_round)
+        while (beam and beam[0].cell.size > 1 << WHOLE_BITS
+               and not budget.spent(outcome.evaluations)):
+            children = [child for r in beam for child in r.cell.children(SPLIT_BITS)]
+            results = _round(run, children, CHILD_SAMPLES, seed + descent, outcome, on_round)
+            anchors.update((r.cell, r) for r in results if r.cell.level == ANCHOR_LEVEL)
+            beam = _best(results)
+        chain = [r.cell for r in beam]
+        while chain and not budget.spent(outcome.evaluations):
+            chain = _search_whole(run, [c for c in chain if c not in searched], searched,
+                                  seed, outcome, on_round)
     return outcome
 
 
 def _search_whole(run: Runner, cells: list[Cell], searched: set[Cell], seed: int,
-                  outcome: Outcome, on_round: OnRound) -> list[CellResult]:
-    """Cells searched whole; returns the whole cell beside the one with the worst input so
-    far, as the next beam (the chain), or nothing."""
+                  outcome: Outcome, on_round: OnRound) -> list[Cell]:
+    """Cells searched whole; returns the cells beside the one with the worst input so far,
+    to be searched next (the chain), or none."""
     searched.update(cells)
     results = _round(run, cells, None, seed, outcome, on_round) if cells else []
     outcome.whole_cells += len(results)
-    chained = [n for r in results if r.worst and r.worst[0] == outcome.candidates[0]
-               for n in r.cell.neighbours() if n not in searched]
-    return [CellResult(n, 0, (), 0.0, 0.0) for n in chained]
+    return [n for r in results if r.worst and r.worst[0] == outcome.candidates[0]
+            for n in r.cell.neighbours() if n not in searched]
 
 
 def _round(run: Runner, cells: list[Cell], samples: int | None, seed: int, outcome: Outcome,
