@@ -65,6 +65,12 @@ class Identity:
         """What a result's JSON says of where its figures come from."""
         return {"backend_version": self.backend_version, "kernel_tier": self.kernel_tier}
 
+    def to_json(self) -> dict:
+        """Who measured what, as a result's JSON opens with it (from_json reads it back)."""
+        return {"backend": self.backend, "implementation": self.implementation,
+                "function": self.function, "dtype": self.dtype, "device": self.device,
+                **self.provenance()}
+
     @classmethod
     def from_json(cls, d: dict) -> Identity:
         return cls(d["backend"], d["implementation"], d["function"], d["dtype"],
@@ -502,10 +508,7 @@ class ConsistencyResult:
         return f"consistency {self.identity}"
 
     def to_json(self) -> dict:
-        i = self.identity
-        return {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
-                "function": i.function, "dtype": i.dtype, "device": i.device,
-                **i.provenance(),
+        return {"kind": self.kind, **self.identity.to_json(),
                 "error": self.failure.reason if self.failure else None,
                 "bulk_max_ulp": self.bulk_max_ulp, "paths": [asdict(p) for p in self.paths],
                 **({} if self.diagnosis is None else
@@ -546,7 +549,7 @@ class SearchResult:
     figures: SearchFigures | None = None
     candidates: list[dict] = field(default_factory=list)  # {"x": hex, "ulp": settled figure}
     rounds: int = 0
-    whole_cells: int = 0  # cells of 2^16 encodings searched whole
+    whole_cells: int = 0  # cells searched whole (the landmarks' and the descents')
     wall_s: float | None = None
     implementation_s: float = 0.0
     reference_s: float = 0.0
@@ -559,10 +562,8 @@ class SearchResult:
         return f"search {self.identity}"
 
     def to_json(self) -> dict:
-        i = self.identity
-        out = {"kind": self.kind, "backend": i.backend, "implementation": i.implementation,
-               "function": i.function, "dtype": i.dtype, "device": i.device,
-               **i.provenance(), "error": self.failure.reason if self.failure else None,
+        out = {"kind": self.kind, **self.identity.to_json(),
+               "error": self.failure.reason if self.failure else None,
                "evaluations": self.evaluations, "seed": self.seed, "rounds": self.rounds,
                "whole_cells": self.whole_cells, "candidates": self.candidates,
                "wall_s": self.wall_s, "implementation_s": self.implementation_s,
