@@ -153,3 +153,10 @@ def test_the_shipped_search_budgets_of_the_c_library_hold(function, capsys):
     out = capsys.readouterr().out
     assert status == 0, out
     assert "BUDGET" not in out or "no search budget" in out
+
+
+@pytest.mark.slow
+def test_an_implementation_returning_inf_is_infinitely_wrong_and_no_gap_is_made_up(tmp_path):
+    r = _search(tmp_path, "erf_infinite", "--evaluations", "1", "--workers", "1")
+    assert r["max_ulp"] in (float("inf"), "inf")
+    assert r["reference_gap"] is None  # not measured, never NaN or 0

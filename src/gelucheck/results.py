@@ -533,8 +533,9 @@ class SearchFigures:
     exact: float  # the correctly rounded value
     settled: int  # candidates re-checked by mpmath
     # the largest distance between a candidate's fast-reference figure and mpmath's (at most
-    # the reference's proven bound: docs/design.md, The float64 search's reference)
-    reference_gap: float
+    # the reference's proven bound: docs/design.md, The float64 search's reference); None
+    # where every candidate's error is infinite (nothing to compare)
+    reference_gap: float | None
 
 
 @dataclass(frozen=True)

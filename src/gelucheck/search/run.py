@@ -3,6 +3,7 @@ a progress bar over the evaluations, and a checkpoint where asked), the candidat
 by mpmath, and a SearchResult."""
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -54,10 +55,12 @@ def run(spec: Spec, impl: Implementation, budget: Budget, seed: int, workers: in
         meter.close()
     settled = settle(function, _to_settle(outcome.candidates))
     worst = settled[0]
+    # (an infinite error, a NaN or inf output, has no gap to measure: None, not NaN)
+    gaps = [abs(s.error - s.candidate.error) for s in settled
+            if math.isfinite(s.error) and math.isfinite(s.candidate.error)]
     figures = SearchFigures(
         worst.error, worst.candidate.x, worst.candidate.x.hex(), worst.candidate.y,
-        worst.exact, len(settled),
-        max(abs(s.error - s.candidate.error) for s in settled))
+        worst.exact, len(settled), max(gaps) if gaps else None)
     return SearchResult(
         who, outcome.evaluations, seed, None, figures,
         [{"x": s.candidate.x.hex(), "computed": s.candidate.y.hex(), "ulp": s.error}
