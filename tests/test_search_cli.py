@@ -160,3 +160,11 @@ def test_an_implementation_returning_inf_is_infinitely_wrong_and_no_gap_is_made_
     r = _search(tmp_path, "erf_infinite", "--evaluations", "1", "--workers", "1")
     assert r["max_ulp"] in (float("inf"), "inf")
     assert r["reference_gap"] is None  # not measured, never NaN or 0
+
+
+def test_without_arb_the_search_is_refused_naming_the_extra(monkeypatch, capsys):
+    from gelucheck.reference import arbref
+
+    monkeypatch.setattr(arbref, "available", lambda: False)
+    assert main(["search", "--backend", "scipy", "--function", "erf"]) == 2
+    assert "pip install 'gelucheck[search]'" in capsys.readouterr().err

@@ -48,6 +48,11 @@ def run(args) -> int:
     if args.dtype.name != "float64":
         raise UsageError(f"--dtype {args.dtype.name}: the search is for float64; float32 has "
                          "every input (gelucheck sweep), 16-bit dtypes every input in check")
+    from ..reference import arbref
+
+    if not arbref.available():
+        raise UsageError("gelucheck search needs python-flint (Arb, its reference): pip install "
+                         "'gelucheck[search]'")
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")
     named = options.named_specs(args, "search")
