@@ -66,3 +66,11 @@ def _has_torch():
     from gelucheck.backends import get_backend
 
     return get_backend("torch").available
+
+
+def test_the_mean_error_of_an_approximation_near_the_top_of_float64_is_a_number():
+    """quick_gelu's float64 errors reach 1e297 ulps and more: their plain sum overflowed and
+    the report's mean was inf (with a RuntimeWarning). (1e308 + 1e308 + 0) / 3, by hand."""
+    errors = np.array([1e308, 1e308, 0.0, np.inf])  # inf: counted apart, not in the mean
+    assert accuracy._mean(errors) == pytest.approx(1e308 / 3 * 2, rel=1e-15)
+    assert accuracy._mean(np.array([1.0, 2.0])) == 1.5

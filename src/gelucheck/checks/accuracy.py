@@ -29,8 +29,16 @@ def correctly_rounded(y: np.ndarray, rounded: np.ndarray) -> np.ndarray:
 
 
 def _mean(errors: np.ndarray) -> float:
+    """The mean of the finite errors; where their sum would overflow (an approximation's
+    errors near 1e300 ulps in float64 tails), taken scaled by the largest, so that the mean is
+    a number, not inf."""
     finite = errors[np.isfinite(errors)]
-    return float(finite.mean()) if finite.size else float("inf")
+    if not finite.size:
+        return float("inf")
+    top = float(finite.max())
+    if top > 1e300:
+        return float((finite / top).mean()) * top
+    return float(finite.mean())
 
 
 def measure(impl: Implementation, fmt: Format, keep_errors: bool = False) -> AccuracyResult:
