@@ -3,6 +3,9 @@ special inputs) and tanh drift, as typed results."""
 from __future__ import annotations
 
 import contextlib
+import itertools
+import sys
+from collections.abc import Callable, Iterable, Iterator
 
 from . import signatures
 from .backends import Implementation
@@ -57,30 +60,76 @@ def run(impls: list[Implementation], dtypes: list[Format], with_drift: bool = Tr
         timings: dict | None = None) -> list[AccuracyResult | DriftResult]:
     """Every case's results; ``timings``, when given, gets "compile" (seconds per backend,
     spent before measuring) and "measure" (seconds)."""
+    groups = [list(g) for _, g in itertools.groupby(impls, key=lambda i: i.backend)]
+    return run_groups(groups, dtypes, with_drift, progress, keep_errors, timings,
+                      count=len(groups))
+
+
+def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format],
+               with_drift: bool = True, progress: bool = True, keep_errors: bool = False,
+               timings: dict | None = None,
+               on_group: Callable[[list[AccuracyResult]], None] | None = None,
+               count: int | None = None) -> list[AccuracyResult | DriftResult]:
+    """``run`` over groups of implementations (one backend each) that may be loaded while
+    they are taken (options.selected_by_backend, which names each backend before loading
+    it: a ``str`` among the groups): each group compiled, then measured, then
+    handed to ``on_group`` - the first results are known before the last group is loaded.
+    The drift of every tanh form comes last, over every group's implementations. ``count``:
+    how many groups there will be, where known (for the progress bar)."""
     import time
 
-    todo = cases(impls, dtypes)
-    compiled = warm_up(todo, progress)
-    start = time.perf_counter()
-    pairs = drift.pairs(impls) if with_drift else []
-    bar = progress_bar(len(todo) + len(pairs) * len(dtypes), "measuring", progress,
-                       unit="case")
+    compiled: dict[str, float] = {}
+    measuring = 0.0
+    bar = progress_bar(count or 0, "measuring", progress, unit="backend")
     results: list[AccuracyResult | DriftResult] = []
+    impls: list[Implementation] = []
     minima = {}
-    for impl, fmt in todo:
-        result = evaluate(impl, fmt, keep_errors)
-        results.append(result)
-        if result.minimum is not None:
-            minima[(impl.id, impl.function.name, fmt)] = result.minimum
+    for group in _announced(groups, bar):
+        todo = cases(group, dtypes)
+        for backend, spent in warm_up(todo, progress).items():
+            compiled[backend] = compiled.get(backend, 0.0) + spent
+        start = time.perf_counter()
+        done = []
+        for impl, fmt in todo:
+            bar.set_postfix_str(f"{impl.id} {impl.function.name} {fmt.name}", refresh=True)
+            result = evaluate(impl, fmt, keep_errors)
+            done.append(result)
+            if result.minimum is not None:
+                minima[(impl.id, impl.function.name, fmt)] = result.minimum
+        measuring += time.perf_counter() - start
         bar.update()
+        results += done
+        impls += group
+        if on_group is not None:
+            with bar.external_write_mode(file=sys.stderr):
+                on_group(done)
     if with_drift:
+        start = time.perf_counter()
+        bar.set_postfix_str("the tanh forms' drift", refresh=True)
+        pairs = drift.pairs(impls)
         for fmt in dtypes:
             results.append(drift.reference_drift(fmt))
             for exact, tanh in pairs:
                 if fmt in tanh.dtypes and (exact is None or fmt in exact.dtypes):
                     results.append(drift.backend_drift(exact, tanh, fmt, minima))
-                bar.update()
+        measuring += time.perf_counter() - start
     bar.close()
     if timings is not None:
-        timings.update(compile=compiled, measure=time.perf_counter() - start)
+        timings.update(compile=compiled, measure=measuring)
     return results
+
+
+def _announced(groups: Iterable[str | list[Implementation]], bar
+               ) -> Iterator[list[Implementation]]:
+    """The groups, the bar saying which backend is being loaded where the iterable says so
+    (a name before its group), and any note a loading prints written clear of the bar."""
+    it = iter(groups)
+    while True:
+        with bar.external_write_mode(file=sys.stderr):
+            item = next(it, None)
+        if item is None:
+            return
+        if isinstance(item, str):
+            bar.set_postfix_str(f"loading {item}", refresh=True)
+        elif item:
+            yield item

@@ -15,6 +15,13 @@ from .base import Backend, Implementation
 DEVICE = "CPU"
 
 
+def _warm(kernel):
+    """One call on a few inputs: tinygrad generates and compiles (clang) its kernels for the
+    dtype, then for each new length - which is why ``report`` leaves it out by default, as it
+    does torch.compile."""
+    return lambda fmt: kernel(np.linspace(-4, 4, 8).astype(fmt.dtype))
+
+
 def load() -> Backend:
     try:
         from importlib.metadata import version
@@ -52,8 +59,9 @@ def load() -> Backend:
         return kernel
 
     def make(name, function, fn, text, grad=False, **extra):
-        return Implementation("tinygrad", name, function, gradient(fn) if grad else forward(fn),
-                              description=text, **extra)
+        kernel = gradient(fn) if grad else forward(fn)
+        return Implementation("tinygrad", name, function, kernel, description=text,
+                              warm_up=_warm(kernel), **extra)
 
     exact = lambda t: t.gelu(approximate="none")
     tanh = lambda t: t.gelu()  # its default: the tanh form

@@ -67,13 +67,15 @@ def _measure(args, with_drift: bool) -> int:
     html_path = output_files.file(getattr(args, "html", None), "--html")
     plots = output_files.folder(getattr(args, "plots", None), "--plots")
     budgets = budgets_mod.load(args.budgets) if args.budgets else None
-    impls = options.selected(args)
+    against = budgets if budgets is not None else budgets_mod.load()  # gelucheck's own
     dtypes = args.dtype or list(FORMATS.values())
     timings: dict = {}
-    results: list = measurement.run(impls, dtypes, with_drift=with_drift,
-                                    progress=not args.no_progress,
-                                    keep_errors=bool(plots or args.keep_outputs),
-                                    timings=timings)
+    impls: list = []
+    results: list = measurement.run_groups(
+        _groups(args, impls), dtypes, with_drift=with_drift, progress=not args.no_progress,
+        keep_errors=bool(plots or args.keep_outputs), timings=timings,
+        on_group=_first_results(against, not args.no_progress),
+        count=_count(args))
     if getattr(args, "consistency", False):
         from ..checks import consistency
 
@@ -84,7 +86,6 @@ def _measure(args, with_drift: bool) -> int:
 
         save_outputs(results, args.keep_outputs)
     _print_own_frames(results)
-    against = budgets if budgets is not None else budgets_mod.load()  # gelucheck's own
     env = options.show(results, json_path, markdown_path, against, args.details)
     failed = [r for r in results if r.failure]
     for r, failure in ((r, r.failure) for r in failed if r.failure):
@@ -121,6 +122,50 @@ def _measure(args, with_drift: bool) -> int:
     print(tables.wrapped(tables.verdict_line(counts) + (
         "" if budgets is not None else " (gelucheck's own budgets; --budgets FILE gates)")))
     return 2 if failed else status
+
+
+def _groups(args, taken: list):
+    """What is measured, one backend at a time (options.selected_by_backend) where report
+    measures every backend, else as one selection; each implementation also put in
+    ``taken``, for what follows the measurement."""
+    from itertools import groupby
+
+    if options.streams(args):
+        for item in options.selected_by_backend(args):
+            if not isinstance(item, str):
+                taken += item
+            yield item
+        return
+    taken += options.selected(args)
+    yield from (list(g) for _, g in groupby(taken, key=lambda i: i.backend))
+
+
+def _count(args) -> int | None:
+    """How many backends report will take in turn (its progress bar's length)."""
+    from ..backends import backend_names
+
+    return len(backend_names()) + bool(getattr(args, "impl", None)) if options.streams(args) \
+        else None
+
+
+def _first_results(budgets, progress: bool):
+    """On a terminal, each backend's summary rows as soon as it is measured (the whole
+    report follows at the end): the fast backends' figures are on screen while the slow
+    ones load."""
+    from ..report import summary
+
+    if not (progress and sys.stderr.isatty()):
+        return None
+    started: list[bool] = []
+
+    def show(done: list) -> None:
+        if not started:
+            started.append(True)
+            print("first results, backend by backend (the report follows):", file=sys.stderr)
+        for line in summary.lines(done, budgets):
+            print(f"  {line}", file=sys.stderr)
+
+    return show
 
 
 def _levels(args, argv: list[str]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..backends.registry import DEVICES, FRAMEWORKS
 from ..errors import UsageError
@@ -116,8 +116,8 @@ def user_options(args):
 
 def _leave_out_compiled(chosen) -> None:
     """report's default: no implementation that compiles before its first call (torch.compile
-    compiled for a minute before a new user saw any result), each backend said left out
-    with the options that bring it back."""
+    compiled for a minute before a new user saw any result; tinygrad compiles each kernel
+    for each new length), each backend said left out with the options that bring it back."""
     compiled: dict[str, int] = {}
     for impl in chosen.implementations:
         if impl.warm_up is not None and impl.backend != "user":
@@ -128,15 +128,14 @@ def _leave_out_compiled(chosen) -> None:
                               if i.backend not in compiled or i.backend == "user"]
     for backend, count in compiled.items():
         what = "implementation compiles" if count == 1 else "implementations compile"
-        print(f"left out: {backend} ({count} {what} before being measured, a minute or more "
-              f"the first time): add --all or --backend {backend}")
+        print(f"left out: {backend} ({count} {what} before being measured, seconds to "
+              f"minutes): add --all or --backend {backend}")
 
 
 def selected(args) -> list:
     """The implementations --backend and --impl name (backends.implementations); ``report``
     measures every backend beside an --impl, the other commands only what is named."""
     from ..backends import implementations
-    from ..report.tables import wrapped
 
     impls = getattr(args, "impl", None) or []
     named = bool(args.backend)  # a backend asked for by name must be measurable
@@ -146,18 +145,63 @@ def selected(args) -> list:
                          "(every installed backend's)")
     chosen = implementations(args.backend, impls, args.function, user_options(args),
                              every_backend=args.command == "report" or not impls)
+    _said(args, chosen)
+    _refuse_nothing(args, bool(chosen.implementations or chosen.unavailable))
+    return chosen.implementations
+
+
+def selected_by_backend(args) -> Iterator[str | list]:
+    """``report`` of every backend: what ``selected`` gives, one backend at a time, each
+    named, then loaded (imported) only when the one before it has been measured - so that the
+    first results are on screen before the last backend's framework has been imported - and the
+    user's --impl last, as ``selected`` orders them (loaded first: a bad one is refused
+    before any work)."""
+    from ..backends import backend_names, implementations
+
+    impls = getattr(args, "impl", None) or []
+    own = implementations([], impls, args.function, user_options(args),
+                          every_backend=False) if impls else None
+    found = bool(own and own.implementations)
+    for name in backend_names():
+        yield name  # said on the progress bar while it loads
+        chosen = implementations([name], [], args.function, user_options(args))
+        _said(args, chosen)
+        found |= bool(chosen.implementations or chosen.unavailable)
+        if chosen.implementations:
+            yield chosen.implementations
+    _refuse_nothing(args, found)
+    if own and own.implementations:
+        yield own.implementations
+
+
+def streams(args) -> bool:
+    """Whether ``report`` measures backend by backend (selected_by_backend): every backend,
+    none named."""
+    return args.command == "report" and not args.backend
+
+
+def _said(args, chosen) -> None:
+    """A selection's notes: what report leaves out, what a backend does not compute, the
+    backends that are unavailable (an error where ``check`` names one)."""
+    from ..report.tables import wrapped
+
+    named = bool(args.backend)  # a backend asked for by name must be measurable
     if args.command == "report" and not named and not getattr(args, "all", False):
         _leave_out_compiled(chosen)
     for name, function, reason in chosen.not_applicable:
         print(wrapped(f"note: {name} has no {function}: {reason}"), file=sys.stderr)
-    if args.function and not chosen.implementations and not chosen.unavailable:
-        raise UsageError("nothing to measure: no selected backend computes "
-                         f"{', '.join(f.name for f in args.function)}")
     for name, reason in chosen.unavailable:
         if args.command == "check" and named:  # asked for by name: it cannot be measured
             raise UsageError(f"backend {name} is unavailable: {reason}")
         print(wrapped(f"note: backend {name} is unavailable: {reason}"), file=sys.stderr)
-    return chosen.implementations
+
+
+def _refuse_nothing(args, found: bool) -> None:
+    """--function that no selected backend computes (nothing ``found``, not even a backend
+    that is unavailable)."""
+    if args.function and not found:
+        raise UsageError("nothing to measure: no selected backend computes "
+                         f"{', '.join(f.name for f in args.function)}")
 
 
 def add_details(p) -> None:

@@ -79,3 +79,15 @@ TITLE = ("Summary: max ulp error (share correctly rounded) per dtype, the standi
          "budget, the recorded defects that apply, the defect signatures found")
 MORE = ("per region, the worst inputs, each signature's evidence, the minimum, the derivative's "
         "sign, the special inputs, fingerprints, drift: --details")
+
+
+def lines(results: list, budgets: Budgets) -> list[str]:
+    """The summary's rows as short lines, for results shown as they come (report's first
+    results): per dtype the worst figure, then the standing."""
+    header, body = rows(results, budgets)
+    named = len(header) - 3  # implementation, function, the dtypes' cells, the standing
+    wide = [max(len(str(c)) for c in col) for col in zip(*body)] if body else []
+    return ["  ".join([row[0].ljust(wide[0]), row[1].ljust(wide[1]),
+                       *(f"{d} {str(c).partition(' (')[0]}" for d, c in
+                         zip(header[2:named], row[2:named])), row[named]])
+            for row in body]
