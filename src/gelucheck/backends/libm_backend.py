@@ -1,7 +1,7 @@
 """The C library's erf and erfc (double) and erff and erfcf (float): what every other library
-is measured against. Each is called from a loop numba compiles (ctypes function pointers are
-callable in nopython mode), so a whole array costs no Python call per input - fast enough for
-the exhaustive float32 sweep. numba is the `fast` extra; without it the backend says so."""
+is measured against. Each is called from a loop numba compiles (libm_loops.py, kept in numba's
+cache across runs), so a whole array costs no Python call per input - fast enough for the
+exhaustive float32 sweep. numba is the `fast` extra; without it the backend says so."""
 from __future__ import annotations
 
 import ctypes
@@ -35,22 +35,11 @@ def library_version() -> str:
         return f"{name} {version}".strip() or "unknown C library"
 
 
-def _loop(numba, cfunc, dtype):
-    """A compiled loop applying the C function to every element; compiled on first call."""
-    compiled = None
-
+def _kernel(loops, cname: str, dtype):
     def kernel(x: np.ndarray) -> np.ndarray:
-        nonlocal compiled
-        if compiled is None:
-            @numba.njit(nogil=True, cache=False)
-            def apply(flat, out):
-                for i in range(flat.size):
-                    out[i] = cfunc(flat[i])
-
-            compiled = apply
         flat = np.ascontiguousarray(x, dtype=dtype).ravel()
         out = np.empty_like(flat)
-        compiled(flat, out)
+        loops[cname](flat, out)
         return out.reshape(np.shape(x))
 
     return kernel
@@ -67,14 +56,18 @@ def load() -> Backend:
     except ImportError as exc:
         return Backend("libm", False, f"numba is not installed ({exc}): it compiles the loops "
                        "that call the C functions; pip install 'gelucheck[fast]'", None)
+    import llvmlite.binding
+
+    # the symbols the loops name, from this library (the process has it already, as a rule)
+    llvmlite.binding.load_library_permanently(libm._name)
+    from .libm_loops import LOOPS as loops
+
     impls = []
     for cname, function, ctype in FUNCTIONS:
-        c_type = ctypes.c_double if ctype == "double" else ctypes.c_float
-        cfunc = getattr(libm, cname)
-        cfunc.argtypes, cfunc.restype = [c_type], c_type
         dtype = np.float64 if ctype == "double" else np.float32
         impls.append(Implementation(
-            "libm", cname, get_function(function), _loop(numba, cfunc, dtype), native=NATIVE[ctype],
+            "libm", cname, get_function(function), _kernel(loops, cname, dtype),
+            native=NATIVE[ctype],
             wider=WIDER[ctype], rows_batch=True,
             description=f"{ctype} {cname}({ctype}) of {path or 'libm.so.6'}, in a numba loop"))
     return Backend("libm", True, "", f"{library_version()} ({platform.machine()}), "
