@@ -126,8 +126,8 @@ def test_compare_reports_a_kernel_that_changed_its_formula(tmp_path, capsys):
 # The vote at its edges, over a table built by hand (in float16: ulps of 2^-10 in [1, 2))
 
 class _Table:
-    """The two things identify reads of a stored table: the inputs and the rounded values
-    of exact GELU and of the tanh form (the sigmoid forms it computes from the inputs)."""
+    """What identify reads of a stored table: the inputs and the rounded values of exact GELU
+    and of the tanh form (the sigmoid forms it computes from the inputs)."""
 
     def __init__(self, x, exact, tanh):
         self.x = np.asarray(x, np.float16)
@@ -136,6 +136,9 @@ class _Table:
 
     def rounded(self, function):
         return self._rounded[function]
+
+    def derived(self, key, compute):  # a stored table keeps it; nothing to keep here
+        return compute()
 
 
 F16, U = FORMATS["float16"], 2.0**-10

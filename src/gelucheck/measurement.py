@@ -9,9 +9,8 @@ from collections.abc import Callable, Iterable, Iterator
 
 from . import signatures
 from .backends import Implementation
-from .checks import accuracy, drift, fingerprint, minimum, sign, specials
+from .checks import accuracy, drift, fingerprint, minimum, profile, sign, specials
 from .checks.case import Case
-from .checks.profile import profile
 from .formats import Format
 from .progress import bar as progress_bar
 from .results import AccuracyResult, DriftResult
@@ -26,7 +25,7 @@ def evaluate(impl: Implementation, fmt: Format, keep_errors: bool = False) -> Ac
         result.specials = specials.check(impl, fmt)
         result.sign = sign.check(impl, fmt, case)
         result.fingerprint = fingerprint.check(case)
-        result.profile = profile(case.x, case.errors)
+        result.profile = profile.of_case(case)
         result.diagnosis = signatures.of_result(case, result)
     return result
 

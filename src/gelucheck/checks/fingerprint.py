@@ -44,6 +44,15 @@ CANDIDATES = {
 }
 
 
+def _candidates(tab, fmt: Format) -> tuple[np.ndarray, np.ndarray]:
+    """Every candidate's values at the table's inputs (float64, one row each) and the inputs
+    the vote reads: |x| in WINDOW, every candidate finite. The same for every implementation
+    measured at those inputs: kept with the table."""
+    refs = np.stack([CANDIDATES[c][1](tab, fmt).astype(np.float64) for c in CANDIDATES])
+    size = np.abs(tab.x.astype(np.float64))
+    return refs, (size >= WINDOW[0]) & (size <= WINDOW[1]) & np.all(np.isfinite(refs), axis=0)
+
+
 def declared(impl: Implementation) -> str | None:
     """The candidate an implementation says it computes: its ``formula``, else its function's
     (exact GELU or the tanh form); None for what is not a GELU form."""
@@ -73,11 +82,10 @@ def identify(tab, fmt: Format, y: np.ndarray, expected: str | None) -> Fingerpri
     its closest rival (else an implementation of a fifth formula would be named after the
     nearest of ours)."""
     names = list(CANDIDATES)
-    refs = np.stack([CANDIDATES[c][1](tab, fmt).astype(np.float64) for c in names])
+    refs, window = tab.derived(f"fingerprint candidates {fmt.name}",
+                               lambda: _candidates(tab, fmt))
     out = y.astype(np.float64)
-    size = np.abs(tab.x.astype(np.float64))
-    keep = (size >= WINDOW[0]) & (size <= WINDOW[1]) & np.isfinite(out) \
-        & np.all(np.isfinite(refs), axis=0)
+    keep = window & np.isfinite(out)
     refs, out = refs[:, keep], out[keep]
     if not keep.any():  # no finite output in the window (an all-NaN kernel): nothing to go on
         return Fingerprint(NONE, expected, 0, 0.0, {})

@@ -20,16 +20,37 @@ def transform(x):
         return np.where(big, np.sign(x) * (np.log(np.abs(x)) + np.log(2 / SCALE)), t)
 
 
-def profile(x: np.ndarray, errors: np.ndarray) -> dict:
+def profile(x: np.ndarray, errors: np.ndarray, binning: Binning | None = None) -> dict:
     """{"x": [...], "max_ulp": [...]}: per non-empty bin, its worst input and error (inf for
-    an infinite or NaN error)."""
+    an infinite or NaN error; of equal errors, the last input's). ``binning``: the inputs'
+    (``binning(x)``), where it is kept."""
+    order, starts, segment = binning if binning is not None else bins(x)
+    err = np.where(np.isnan(errors), np.inf, errors)[order]  # by bin, each in input order
+    worst = np.repeat(np.maximum.reduceat(err, starts), np.diff(np.append(starts, err.size)))
+    hit = np.flatnonzero(err == worst)
+    last = hit[np.append(segment[hit][1:] != segment[hit][:-1], True)]
+    pick = order[last]
+    keep = err[last] > 0
+    return {"x": x[pick][keep].astype(np.float64).tolist(),
+            "max_ulp": err[last][keep].tolist()}
+
+
+def of_case(case) -> dict:
+    """The profile of a measurement (checks.case): the bins depend on the stored inputs alone,
+    shared by every implementation of the function in the dtype, so they are kept with the
+    reference table."""
+    return profile(case.x, case.errors, case.table.derived("profile bins", lambda: bins(case.x)))
+
+
+Binning = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def bins(x: np.ndarray) -> Binning:
+    """(the inputs' indices sorted by bin, stably; where each bin starts in that order; each
+    sorted position's bin number among the non-empty bins)."""
     t = transform(x)
     edges = np.linspace(t.min(), t.max(), BINS + 1)
     which = np.clip(np.searchsorted(edges, t, "right") - 1, 0, BINS - 1)
-    err = np.where(np.isnan(errors), np.inf, errors)
-    order = np.lexsort((err, which))  # by bin, then error: the last of each bin is its max
-    last = np.flatnonzero(np.diff(np.append(which[order], BINS)) != 0)
-    pick = order[last]
-    keep = err[pick] > 0
-    return {"x": x[pick][keep].astype(np.float64).tolist(),
-            "max_ulp": err[pick][keep].tolist()}
+    order = np.argsort(which, kind="stable")
+    new_bin = np.append(True, np.diff(which[order]) != 0)
+    return order, np.flatnonzero(new_bin), np.cumsum(new_bin) - 1

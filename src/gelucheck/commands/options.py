@@ -162,6 +162,8 @@ def selected_by_backend(args) -> Iterator[str | list]:
     own = implementations([], impls, args.function, user_options(args),
                           every_backend=False) if impls else None
     found = bool(own and own.implementations)
+    # (importing the next backend in a thread while one is measured gained nothing measurable
+    # on 2 cores: the imports hold the GIL)
     for name in backend_names():
         yield name  # said on the progress bar while it loads
         chosen = implementations([name], [], args.function, user_options(args))

@@ -17,8 +17,11 @@ import io
 import json
 import os
 import zipfile
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -84,9 +87,20 @@ class Table:
     fmt: Format
     plan: InputPlan
     arrays: dict[str, np.ndarray]
+    # what checks derive from the inputs alone, computed once per table (``derived``)
+    _derived: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    def derived(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()``, kept with the table under ``key``: a value that depends on the
+        table's arrays alone, which every implementation measured at them shares."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
+
+    @cached_property
     def x(self) -> np.ndarray:
+        """The inputs, one array for the table's life: checks that key work by the inputs
+        (checks/profile.py's bins) see the same array."""
         return self.fmt.from_bits(self.arrays["x"])
 
     @property
