@@ -9,7 +9,7 @@ runs the script is the one measured, with what it has installed: a fresh venv of
 command measures what a new user gets.
 (PYTHONPYCACHEPREFIX is left alone: with it set, every run took far longer, warm or not.)
 
-    python scripts/first-report-time.py [--rev REV ...] [--all]
+    python scripts/first-report-time.py [--rev REV ...] [--all] [--repeat N]
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import os
 import pty
 import re
 import select
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -77,6 +78,8 @@ def main() -> None:
     parser.add_argument("--rev", action="append", default=[],
                         help="also the code of this git revision (repeatable)")
     parser.add_argument("--all", action="store_true", help="gelucheck report --all")
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="warm runs per revision, after the cold one (their median)")
     args = parser.parse_args()
     argv = ["--all"] if args.all else []
     rows = []
@@ -84,21 +87,30 @@ def main() -> None:
         sources = [("this tree", ROOT)]
         sources += [(rev, worktree(rev, Path(scratch))) for rev in args.rev]
         try:
-            for label, source in sources:
-                with tempfile.TemporaryDirectory(prefix="gelucheck-caches-") as caches:
-                    cold = timed(argv, caches, source)
-                    warm = timed(argv, caches, source)
-                print(f"{label}: first figures {cold[0]:.1f} s cold, {warm[0]:.1f} s warm; "
-                      f"whole report {cold[1]:.1f} s cold, {warm[1]:.1f} s warm", flush=True)
-                rows.append((label, cold, warm))
+            caches = {label: tempfile.mkdtemp(prefix="gelucheck-caches-", dir=scratch)
+                      for label, _ in sources}
+            runs: dict[str, list[tuple[float, float]]] = {label: [] for label, _ in sources}
+            # the revisions take turns, run after run: this machine's speed drifts by tens of
+            # percent within minutes, and a drift then weighs on every revision alike
+            for turn in range(1 + args.repeat):
+                for label, source in sources:
+                    runs[label].append(timed(argv, caches[label], source))
+                    first, whole = runs[label][-1]
+                    print(f"{label}, {'cold' if turn == 0 else 'warm'}: first figures "
+                          f"{first:.1f} s, whole report {whole:.1f} s", flush=True)
+            for label, _ in sources:
+                cold, *warm = runs[label]
+                rows.append((label, cold, tuple(statistics.median(w[i] for w in warm)
+                                                for i in (0, 1))))
         finally:
             for _, source in sources:
                 if source != ROOT:
                     subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force",
                                     str(source)], check=False)
     command = "gelucheck report " + " ".join(argv)
-    print(f"\n`{command.strip()}` on a terminal, seconds\n\n| code | first figures cold | "
-          "first figures warm | whole cold | whole warm |\n|---|---|---|---|---|")
+    print(f"\n`{command.strip()}` on a terminal, seconds (warm: the median of {args.repeat})"
+          "\n\n| code | first figures cold | first figures warm | whole cold | whole warm |"
+          "\n|---|---|---|---|---|")
     for label, cold, warm in rows:
         print(f"| {label} | {cold[0]:.1f} | {warm[0]:.1f} | {cold[1]:.1f} | {warm[1]:.1f} |")
 
