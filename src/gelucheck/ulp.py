@@ -11,7 +11,7 @@ the reference data is always passed that way.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,6 +24,9 @@ class Exact:
 
     rounded: np.ndarray  # float64 values, each representable in the format
     residual: np.ndarray
+    # ulp(v) per format, computed once: a stored reference is scored against every
+    # implementation measured at its inputs
+    _units: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "rounded", np.asarray(self.rounded, dtype=np.float64))
@@ -31,6 +34,14 @@ class Exact:
 
     def __getitem__(self, index) -> Exact:
         return Exact(self.rounded[index], self.residual[index])
+
+    def unit(self, fmt: Format) -> np.ndarray:
+        """ulp(v) in ``fmt``, elementwise (read-only: it is shared)."""
+        if fmt.name not in self._units:
+            unit = _ulp_of_exact(self, fmt)
+            unit.flags.writeable = False
+            self._units[fmt.name] = unit
+        return self._units[fmt.name]
 
 
 def ulp(v, fmt: str | Format) -> np.ndarray:
@@ -78,7 +89,7 @@ def ulp_error(computed, exact, fmt: str | Format) -> np.ndarray:
     fmt = get_format(fmt)
     y = _as_float64(computed)
     if isinstance(exact, Exact):
-        unit = _ulp_of_exact(exact, fmt)
+        unit = exact.unit(fmt)
         with np.errstate(invalid="ignore"):
             err = np.abs(_scaled_difference(y, exact.rounded, unit) - exact.residual)
         return _special(y, exact.rounded, err)
@@ -96,7 +107,7 @@ def abs_error(computed, exact, fmt: str | Format) -> np.ndarray:
     y = _as_float64(computed)
     if isinstance(exact, Exact):
         v = exact.rounded
-        unit = _ulp_of_exact(exact, get_format(fmt))
+        unit = exact.unit(get_format(fmt))
         with np.errstate(invalid="ignore", over="ignore"):
             err = np.abs((y - v) - exact.residual * unit)
     else:

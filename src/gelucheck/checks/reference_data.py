@@ -25,14 +25,24 @@ def _table(fmt: Format, plan: InputPlan, directory) -> store.Table:
     return store.load(fmt, plan, directory)
 
 
-def exact(tab: store.Table, function: Function) -> Exact:
+def exact(tab: store.Table, function: str | Function) -> Exact:
     """What ulp_error takes as the exact value: (rounded, residual), in every format.
 
     Even for 16- and 32-bit formats a float64 is not enough near powers of two: Φ(-x) for
     tiny x is 1/2 - |x|φ(0), which float64 rounds to 1/2 when |x| < 2^-54, so ulp(v) taken
     from the float64 would be the binade above, twice too large. The residual knows the side.
     """
-    return Exact(tab.rounded(function).astype(np.float64), tab.residual(function))
+    function = get_function(function)  # (callers pass names too)
+    return tab.derived(f"exact {function.name}", lambda: _shared(Exact(
+        tab.rounded(function).astype(np.float64), tab.residual(function))))
+
+
+def _shared(exact: Exact) -> Exact:
+    """One Exact per stored function, read-only: every measurement at the table scores
+    against it (and reads its ulps, computed once)."""
+    for array in (exact.rounded, exact.residual):
+        array.flags.writeable = False
+    return exact
 
 
 def exact_of(rounded: Rounded, fmt: Format) -> Exact:
