@@ -46,12 +46,14 @@ def test_a_planted_band_of_a_few_hundred_encodings_is_found(tmp_path, impl, firs
     assert first <= int(np.array([abs(x)]).view(np.uint64)[0]) < first + 300
     assert r["max_ulp"] > 1000
     assert r["max_ulp"] == pytest.approx(_mp_ulps(x, r["computed"]), rel=1e-9)
+    assert isinstance(r["diagnosis"], list)  # looked for around it
 
 
 @pytest.mark.slow
 def test_a_correctly_rounded_erf_reports_at_most_half_an_ulp(tmp_path):
     r = _search(tmp_path, "erf_correctly_rounded", "--evaluations", "1", "--workers", "1")
     assert r["max_ulp"] <= 0.5
+    assert r["diagnosis"] == []  # no signature around the worst input either
     assert r["evaluations"] > 100_000
     x = float.fromhex(r["worst_input_hex"])
     assert r["max_ulp"] == pytest.approx(_mp_ulps(x, r["computed"]), abs=1e-12)
@@ -137,6 +139,23 @@ def test_a_search_is_shown_as_a_lower_bound_beside_the_documented_figure():
     below = built_results.search(0.9)
     assert published.verdict(published.bound_for(below), below) == "none above in the search"
     assert jsonio.loads(jsonio.dumps([r])) == [r]
+    assert rows[0][-1] == "not measured"  # no signatures were looked for
+
+
+def test_the_signatures_around_a_searchs_worst_input_are_shown_and_read_back():
+    from dataclasses import replace
+
+    from gelucheck.report import jsonio, tables
+    from gelucheck.results import Signature
+
+    sig = Signature("tail-cancellation", 2049, -8.6, -8.6, "x<-5", "use erfc")
+    r = replace(built_results.search(3.0), diagnosis=[sig])
+    assert tables.search_rows([r])[1][0][-1] == "tail-cancellation"
+    assert tables.signature_rows([r])[1][0][2] == "float64 (search)"
+    assert jsonio.loads(jsonio.dumps([r])) == [r]
+    none = replace(r, diagnosis=[])
+    assert tables.search_rows([none])[1][0][-1] == "none"
+    assert jsonio.loads(jsonio.dumps([none]))[0].diagnosis == []
 
 
 @pytest.mark.slow

@@ -555,6 +555,9 @@ class SearchResult:
     implementation_s: float = 0.0
     reference_s: float = 0.0
     engine: dict | None = None
+    # the signatures on the consecutive inputs around the worst (search/diagnose.py); None
+    # where none were looked for
+    diagnosis: list | None = None
 
     kind = "search"
 
@@ -568,7 +571,9 @@ class SearchResult:
                "evaluations": self.evaluations, "seed": self.seed, "rounds": self.rounds,
                "whole_cells": self.whole_cells, "candidates": self.candidates,
                "wall_s": self.wall_s, "implementation_s": self.implementation_s,
-               "reference_s": self.reference_s, "engine": self.engine}
+               "reference_s": self.reference_s, "engine": self.engine,
+               **({} if self.diagnosis is None else
+                  {"diagnosis": [sig.to_json() for sig in self.diagnosis]})}
         if self.failure:
             out["max_ulp"] = float("inf")
         elif self.figures:
@@ -583,7 +588,7 @@ class SearchResult:
         return cls(Identity.from_json(d), d["evaluations"], d["seed"], failure, figures,
                    d.get("candidates", []), d.get("rounds", 0), d.get("whole_cells", 0),
                    d.get("wall_s"), d.get("implementation_s", 0.0), d.get("reference_s", 0.0),
-                   d.get("engine"))
+                   d.get("engine"), _diagnosis_from_json(d.get("diagnosis")))
 
 
 Result = AccuracyResult | DriftResult | SweepResult | ConsistencyResult | SearchResult

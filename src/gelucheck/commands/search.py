@@ -41,6 +41,7 @@ def run(args) -> int:
     from .. import budgets as budgets_mod
     from .. import judge, output_files, published
     from ..report import jsonio
+    from ..search.diagnose import SIDE
     from ..search.run import run as search_one
     from ..search.strategy import Budget
     from ..sweep.worker import resolve
@@ -77,6 +78,10 @@ def run(args) -> int:
                        args.checkpoint)
         results.append(r)
         print(_line(r))
+        for sig in r.diagnosis or ():
+            print(f"  signature {sig.line()}")
+        if r.diagnosis == []:
+            print(f"  signatures: none on the {2 * SIDE + 1:,} inputs around the worst")
         documented = published.beside(r)
         if documented:
             print(f"  {documented}")

@@ -47,6 +47,12 @@ def _measured(results: list) -> list[AccuracyResult]:
             and (r.failure or r.figures is not None)]
 
 
+def _diagnosed(results: list) -> list[AccuracyResult | SearchResult]:
+    """The results whose signatures the signature tables show: the measured ones, and the
+    searches (their signatures are those around the worst input)."""
+    return [*_measured(results), *(r for r in results if isinstance(r, SearchResult))]
+
+
 def accuracy_rows(results: list, region: str | None = None) -> tuple[list[str], list[list]]:
     acc = _measured(results)
     dtypes = [d for d in FORMATS if any(r.identity.dtype == d for r in acc)]
@@ -114,9 +120,10 @@ def signature_rows(results: list) -> tuple[list[str], list[list]]:
     header = ["implementation", "function", "dtype", "signature", "inputs", "from x", "worst x",
               "region"]
     body = []
-    for r in _measured(results):
+    for r in _diagnosed(results):
         for sig in r.diagnosis or ():
-            body.append([r.identity.id, r.identity.function, r.identity.dtype,
+            body.append([r.identity.id, r.identity.function, r.identity.dtype
+                         + (" (search)" if isinstance(r, SearchResult) else ""),
                          sig.name + (f" ({sig.detail})" if sig.detail else ""), f"{sig.count:,}",
                          "-" if sig.first is None else f"{sig.first:.6g}",
                          "-" if sig.worst is None else f"{sig.worst:.6g}", sig.region])
@@ -126,7 +133,7 @@ def signature_rows(results: list) -> tuple[list[str], list[list]]:
 def signature_meanings(results: list) -> str:
     """What each signature found means and what to do, once per name."""
     seen: dict[str, str] = {}
-    for r in _measured(results):
+    for r in _diagnosed(results):
         for sig in r.diagnosis or ():
             seen.setdefault(sig.name, sig.advice)
     return "\n".join(wrapped(f"{name}: {advice}") for name, advice in seen.items())
@@ -288,18 +295,21 @@ def impossible_rows(results: list) -> tuple[list[str], list[list]]:
 def search_rows(results: list) -> tuple[list[str], list[list]]:
     """What each float64 search found: at least so many ulps, where, by which search."""
     header = ["implementation", "function", "at least (ulp)", "at x", "returned",
-              "correctly rounded", "evaluations", "seed"]
+              "correctly rounded", "evaluations", "seed", "signatures around it"]
     body = []
     for r in results:
         if not isinstance(r, SearchResult):
             continue
         f = r.figures
         if f is None:
-            body.append([r.identity.id, r.identity.function, "ERROR", "", "", "", "", r.seed])
+            body.append([r.identity.id, r.identity.function, "ERROR", "", "", "", "", r.seed,
+                         "not measured"])
             continue
+        found = ("not measured" if r.diagnosis is None
+                 else ", ".join(s.name for s in r.diagnosis) or "none")
         body.append([r.identity.id, r.identity.function, f"{f.max_ulp:.4g}",
                      f.worst_input_hex, f.computed.hex(), f.exact.hex(),
-                     f"{r.evaluations:,}", r.seed])
+                     f"{r.evaluations:,}", r.seed, found])
     return header, body
 
 

@@ -1,6 +1,6 @@
 """One implementation's float64 search, start to end: the engine up, the rounds run (with
 a progress bar over the evaluations, and a checkpoint where asked), the candidates settled
-by mpmath, and a SearchResult."""
+by mpmath, the signatures around the worst (search/diagnose.py), and a SearchResult."""
 from __future__ import annotations
 
 import math
@@ -17,6 +17,7 @@ from ..sweep.reference import SweepError
 from ..sweep.worker import Spec
 from . import checkpoint as checkpoints
 from . import landmarks
+from .diagnose import diagnose
 from .engine import engine
 from .settle import settle
 from .strategy import Budget, Outcome, search
@@ -61,12 +62,13 @@ def run(spec: Spec, impl: Implementation, budget: Budget, seed: int, workers: in
     figures = SearchFigures(
         worst.error, worst.candidate.x, worst.candidate.x.hex(), worst.candidate.y,
         worst.exact, len(settled), max(gaps) if gaps else None)
+    diagnosis = diagnose(impl, worst.candidate.x)
     return SearchResult(
         who, outcome.evaluations, seed, None, figures,
         [{"x": s.candidate.x.hex(), "computed": s.candidate.y.hex(), "ulp": s.error}
          for s in settled], outcome.rounds, outcome.whole_cells,
         time.perf_counter() - clock, outcome.implementation_s, outcome.reference_s,
-        described)
+        described, diagnosis)
 
 
 def _to_settle(candidates: list[Candidate]) -> list[Candidate]:
