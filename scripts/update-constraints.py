@@ -29,7 +29,8 @@ HEADER = """\
 # get: pyproject.toml's extras have open ranges.
 """
 ENVIRONMENTS = [("all", ["tox>=4", "ruff", "mypy", "mutmut>=3"]), ("test,tensorflow", []),
-                ("test,mlx", []), ("test,jax", []), ("docs", [])]
+                ("test,mlx", []), ("test,jax", []), ("test,openvino", []),
+                ("test,tinygrad", []), ("test,ggml", []), ("docs", [])]
 
 
 def resolve(extras: str, more: list[str], folder: Path) -> dict[str, str]:
