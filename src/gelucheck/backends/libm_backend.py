@@ -39,7 +39,8 @@ def _kernel(loops, cname: str, dtype):
     def kernel(x: np.ndarray) -> np.ndarray:
         flat = np.ascontiguousarray(x, dtype=dtype).ravel()
         out = np.empty_like(flat)
-        loops[cname](flat, out)
+        loop, complement = loops[cname]
+        loop(flat, out, complement)
         return out.reshape(np.shape(x))
 
     return kernel
