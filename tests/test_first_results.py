@@ -76,3 +76,29 @@ def test_a_bad_impl_is_refused_before_any_backend_is_measured(argv, words, capsy
     captured = capsys.readouterr()
     assert words in captured.err
     assert "gelucheck" not in captured.out  # no report was begun
+
+
+def test_the_bar_counts_every_backend_named_measured_or_not(monkeypatch):
+    """Off a terminal the bar says how many backends it takes; on one it must reach them all,
+    an unavailable backend (named, with no group) counted as the next is named."""
+    counted = []
+
+    class _Bar:
+        def update(self, n=1):
+            counted.append(n)
+
+        def set_postfix_str(self, *args, **kwargs):
+            pass
+
+        def external_write_mode(self, file=None):
+            import contextlib
+
+            return contextlib.nullcontext()
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(measurement, "progress_bar", lambda *a, **k: _Bar())
+    groups = ["first", [_erf("first")], "unavailable", "third", [_erf("third")], [_erf("own")]]
+    measurement.run_groups(groups, [FORMATS["float16"]], with_drift=False, count=4)
+    assert sum(counted) == 4

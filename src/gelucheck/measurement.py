@@ -96,7 +96,6 @@ def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format
             if result.minimum is not None:
                 minima[(impl.id, impl.function.name, fmt)] = result.minimum
         measuring += time.perf_counter() - start
-        bar.update()
         results += done
         impls += group
         if on_group is not None:
@@ -121,14 +120,24 @@ def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format
 def _announced(groups: Iterable[str | list[Implementation]], bar
                ) -> Iterator[list[Implementation]]:
     """The groups, the bar saying which backend is being loaded where the iterable says so
-    (a name before its group), and any note a loading prints written clear of the bar."""
+    (a name before its group), and any note a loading prints written clear of the bar. The
+    bar counts backends: a named one once its group is measured, or once the next is named
+    where it has none (unavailable, or nothing selected); a group named by none on its own."""
     it = iter(groups)
+    named = False  # a backend was named and is not counted yet
     while True:
         with bar.external_write_mode(file=sys.stderr):
             item = next(it, None)
+        if named and (item is None or isinstance(item, str)):
+            bar.update()
+            named = False
         if item is None:
             return
         if isinstance(item, str):
             bar.set_postfix_str(f"loading {item}", refresh=True)
-        elif item:
+            named = True
+            continue
+        if item:
             yield item
+        bar.update()
+        named = False
