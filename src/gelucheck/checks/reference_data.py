@@ -1,6 +1,7 @@
 """The inputs and exact values a check measures against, loaded once per format."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cache
 
 import numpy as np
@@ -47,5 +48,10 @@ def _shared(exact: Exact) -> Exact:
 
 def exact_of(rounded: Rounded, fmt: Format) -> Exact:
     """What ulp_error takes for one value rounded on the spot (not from the stored data)."""
-    value = float(np.asarray(fmt.from_bits(rounded.bits), dtype=np.float64))
-    return Exact(np.array([value]), np.array([rounded.residual]))
+    return exacts_of([rounded], fmt)
+
+
+def exacts_of(rounded: Sequence[Rounded], fmt: Format) -> Exact:
+    """exact_of for values rounded on the spot, one after another (the search's)."""
+    bits = np.array([r.bits for r in rounded], dtype=fmt.uint)
+    return Exact(fmt.from_bits(bits).astype(np.float64), np.array([r.residual for r in rounded]))

@@ -10,11 +10,12 @@ import numpy as np
 
 from .. import signatures
 from ..backends import Implementation
+from ..checks.reference_data import exacts_of
 from ..errors import ImplementationError
 from ..formats import FLOAT64
 from ..reference.mpref import correctly_rounded
 from ..results import Signature
-from ..ulp import Exact, ulp_error
+from ..ulp import ulp_error
 
 SIDE = 1024  # encodings on each side of the worst input
 LARGEST = 0x7FEFFFFFFFFFFFFF  # the largest finite double's magnitude bits
@@ -38,10 +39,7 @@ def diagnose(impl: Implementation, x: float) -> list[Signature] | None:
         y = impl(xs)
     except ImplementationError:
         return None
-    rounded = [correctly_rounded(function, float(v), FLOAT64) for v in xs]
-    values = np.array([float(FLOAT64.from_bits(r.bits)) for r in rounded])
-    exact = Exact(values, np.array([r.residual for r in rounded]))
+    exact = exacts_of([correctly_rounded(function, float(v), FLOAT64) for v in xs], FLOAT64)
     errors = ulp_error(y, exact, FLOAT64)
-    with np.errstate(all="ignore"):  # the exact value to 2^-53 beyond its rounding
-        near = values + exact.residual * exact.unit(FLOAT64)
-    return signatures.diagnose(function, FLOAT64, xs, y, values, near, errors)
+    # the exact values as float64: their correct rounding, as the stored float64 data has it
+    return signatures.diagnose(function, FLOAT64, xs, y, exact.rounded, exact.rounded, errors)

@@ -9,10 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..checks.reference_data import exact_of
 from ..formats import FLOAT64
 from ..functions import Function
 from ..reference.mpref import correctly_rounded
-from ..ulp import Exact, ulp_error
+from ..ulp import ulp_error
 from .task import Candidate
 
 # rounding of the error figure itself, beyond the reference's bound (ulps)
@@ -30,9 +31,8 @@ def settle(function: Function, candidates: list[Candidate]) -> list[Settled]:
     """Every candidate's figure from mpmath, largest first (ties: the smaller input)."""
     settled = []
     for c in candidates:
-        rounded = correctly_rounded(function, c.x, FLOAT64)
-        value = float(FLOAT64.from_bits(rounded.bits))
-        exact = Exact(np.array([value]), np.array([rounded.residual]))
+        exact = exact_of(correctly_rounded(function, c.x, FLOAT64), FLOAT64)
+        value = float(exact.rounded[0])
         error = float(ulp_error(np.array([c.y]), exact, FLOAT64)[0])
         if abs(error - c.error) > c.doubt + SLACK and np.isfinite(error):
             raise ArithmeticError(
