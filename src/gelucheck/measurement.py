@@ -59,9 +59,14 @@ def run(impls: list[Implementation], dtypes: list[Format], with_drift: bool = Tr
         timings: dict | None = None) -> list[AccuracyResult | DriftResult]:
     """Every case's results; ``timings``, when given, gets "compile" (seconds per backend,
     spent before measuring) and "measure" (seconds)."""
-    groups = [list(g) for _, g in itertools.groupby(impls, key=lambda i: i.backend)]
+    groups = by_backend(impls)
     return run_groups(groups, dtypes, with_drift, progress, keep_errors, timings,
                       count=len(groups))
+
+
+def by_backend(impls: list[Implementation]) -> list[list[Implementation]]:
+    """The implementations in run_groups' groups: each backend's in a row, in their order."""
+    return [list(g) for _, g in itertools.groupby(impls, key=lambda i: i.backend)]
 
 
 def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format],

@@ -128,7 +128,7 @@ def _groups(args, taken: list):
     """What is measured, one backend at a time (options.selected_by_backend) where report
     measures every backend, else as one selection; each implementation also put in
     ``taken``, for what follows the measurement."""
-    from itertools import groupby
+    from ..measurement import by_backend
 
     if options.streams(args):
         for item in options.selected_by_backend(args):
@@ -137,7 +137,7 @@ def _groups(args, taken: list):
             yield item
         return
     taken += options.selected(args)
-    yield from (list(g) for _, g in groupby(taken, key=lambda i: i.backend))
+    yield from by_backend(taken)
 
 
 def _count(args) -> int | None:
