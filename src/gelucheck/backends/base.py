@@ -14,6 +14,16 @@ from ..tiers import Tier
 ALL_DTYPES = tuple(FORMATS.values())
 
 
+def warm_up_on_a_few_inputs(kernel: Callable[[np.ndarray], np.ndarray]
+                             ) -> Callable[[Format], None]:
+    """An Implementation's ``warm_up`` for a compiler: one call on 8 inputs of the dtype,
+    which compiles what the backend compiles for it."""
+    def warm_up(fmt: Format) -> None:
+        kernel(np.linspace(-4, 4, 8).astype(fmt.dtype))
+
+    return warm_up
+
+
 @dataclass(frozen=True)
 class Implementation:
     """One way a backend computes one function.

@@ -10,16 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Backend, Implementation
+from .base import Backend, Implementation, warm_up_on_a_few_inputs
 
 DEVICE = "CPU"
-
-
-def _warm(kernel):
-    """One call on a few inputs: tinygrad generates and compiles (clang) its kernels for the
-    dtype, then for each new length - which is why ``report`` leaves it out by default, as it
-    does torch.compile."""
-    return lambda fmt: kernel(np.linspace(-4, 4, 8).astype(fmt.dtype))
 
 
 def load() -> Backend:
@@ -60,8 +53,10 @@ def load() -> Backend:
 
     def make(name, function, fn, text, grad=False, **extra):
         kernel = gradient(fn) if grad else forward(fn)
+        # (tinygrad compiles its kernels for the dtype, then again for each new length: why
+        # report leaves it out by default, as it does torch.compile)
         return Implementation("tinygrad", name, function, kernel, description=text,
-                              warm_up=_warm(kernel), **extra)
+                              warm_up=warm_up_on_a_few_inputs(kernel), **extra)
 
     exact = lambda t: t.gelu(approximate="none")
     tanh = lambda t: t.gelu()  # its default: the tanh form

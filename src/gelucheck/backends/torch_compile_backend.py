@@ -2,11 +2,9 @@
 generates its own kernels)."""
 from __future__ import annotations
 
-import numpy as np
-
 from .. import tiers
 from ..functions import ERF, ERFC, GELU, GELU_TANH, Function, derivative
-from .base import Backend, Implementation
+from .base import Backend, Implementation, warm_up_on_a_few_inputs
 from .tensors import (
     preparer,
     tensor_kernel,
@@ -17,12 +15,6 @@ from .tensors import (
 )
 
 
-def _warm(kernel):
-    """One call on a few inputs: the dynamic-shape graph for this dtype, compiled once and
-    used for every length after it (lengths 0 and 1 included)."""
-    return lambda fmt: kernel(np.linspace(-4, 4, 8).astype(fmt.dtype))
-
-
 def load() -> Backend:
     try:
         import torch
@@ -31,8 +23,9 @@ def load() -> Backend:
         return Backend("torch-compile", False, f"torch is not installed ({exc})", None)
 
     def compiled(function: Function, approximate: str) -> tuple[Implementation, Implementation]:
-        # Dynamic shapes for measuring: one compile per dtype and form serves every length
-        # (a static compile would recompile for each array length the checks use).
+        # Dynamic shapes for measuring: one compile per dtype and form (its warm-up) serves
+        # every length, 0 and 1 included (a static compile would recompile for each array
+        # length the checks use).
         fn = torch_compile(lambda t: F.gelu(t, approximate=approximate), dynamic=True)
         text = f"torch.compile(F.gelu, approximate='{approximate}'), dynamic shapes"
         grad = torch_gradient(fn)  # AOTAutograd compiles the backward too
@@ -49,11 +42,11 @@ def load() -> Backend:
         return (Implementation("torch-compile", "F.gelu", function, forward,
                                description=text, prepare=preparer(fn, "cpu"),
                                prepare_static=static, paths=torch_layout_paths(fn),
-                               warm_up=_warm(forward)),
+                               warm_up=warm_up_on_a_few_inputs(forward)),
                 Implementation("torch-compile", "F.gelu", grad_function,
                                backward, prepare=preparer(grad, "cpu"),
                                prepare_static=lambda x: static(x, backward=True),
-                               warm_up=_warm(backward),
+                               warm_up=warm_up_on_a_few_inputs(backward),
                                description=f"d/dx of {text}: its compiled backward",
                                paths=torch_layout_paths(grad)))
 
@@ -67,7 +60,7 @@ def load() -> Backend:
         return Implementation("torch-compile", name, function, forward, prepare=preparer(fn, "cpu"),
                               description=f"torch.compile(torch.{name}), dynamic shapes",
                               paths=torch_layout_paths(fn),
-                              warm_up=_warm(forward))
+                              warm_up=warm_up_on_a_few_inputs(forward))
 
     impls = (*compiled(GELU, "none"), *compiled(GELU_TANH, "tanh"), compiled_op(ERF),
              compiled_op(ERFC))
