@@ -19,7 +19,6 @@ import os
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -97,10 +96,8 @@ class Table:
             self._derived[key] = compute()
         return self._derived[key]
 
-    @cached_property
+    @property
     def x(self) -> np.ndarray:
-        """The inputs, one array for the table's life: checks that key work by the inputs
-        (checks/profile.py's bins) see the same array."""
         return self.fmt.from_bits(self.arrays["x"])
 
     @property
