@@ -86,7 +86,7 @@ def lines(results: list, budgets: Budgets) -> list[str]:
     results): per dtype the worst figure, then the standing."""
     header, body = rows(results, budgets)
     named = len(header) - 3  # implementation, function, the dtypes' cells, the standing
-    wide = [max(len(str(c)) for c in col) for col in zip(*body)] if body else []
+    wide = [max((len(row[i]) for row in body), default=0) for i in (0, 1)]  # the names
     return ["  ".join([row[0].ljust(wide[0]), row[1].ljust(wide[1]),
                        *(f"{d} {str(c).partition(' (')[0]}" for d, c in
                          zip(header[2:named], row[2:named])), row[named]])
