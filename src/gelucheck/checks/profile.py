@@ -23,7 +23,7 @@ def transform(x):
 def profile(x: np.ndarray, errors: np.ndarray, binning: Binning | None = None) -> dict:
     """{"x": [...], "max_ulp": [...]}: per non-empty bin, its worst input and error (inf for
     an infinite or NaN error; of equal errors, the last input's). ``binning``: the inputs'
-    (``binning(x)``), where it is kept."""
+    (``bins(x)``), where it is kept."""
     order, starts, segment = binning if binning is not None else bins(x)
     err = np.where(np.isnan(errors), np.inf, errors)[order]  # by bin, each in input order
     worst = np.repeat(np.maximum.reduceat(err, starts), np.diff(np.append(starts, err.size)))
