@@ -1,6 +1,7 @@
 """Kernel tiers (tiers.py): the caps each tier sets, and the tier read back from what the
 libraries took - oneDNN's own log, ATen's capability, MKL's cap, XLA's flag and the CPU."""
 import os
+import platform
 import subprocess
 import sys
 
@@ -153,3 +154,23 @@ def test_torch_s_version_line_names_the_tier_this_run_is_capped_at():
     assert torch_backend.tier.name == "avx2"
     assert "kernels avx2 (ATen avx2, oneDNN jit:avx2" in torch_backend.version
     assert "MKL 20" in torch_backend.version  # the release documented bounds speak of
+
+
+def test_xnnpack_s_tier_is_the_best_of_its_kernels_the_cpu_runs_whatever_the_caps(monkeypatch):
+    """XNNPACK (its src/configs/unary-elementwise-config.c): AVX-512F, else FMA3, else AVX,
+    else SSE2, as CPUID and the OS offer them; no variable caps it."""
+    cpus = [({"AVX512F": True, "FMA3": True, "AVX": True, "SSE2": True}, "avx512f"),
+            ({"AVX512F": False, "FMA3": True, "AVX": True, "SSE2": True}, "fma3"),
+            ({"AVX512F": False, "FMA3": False, "AVX": True, "SSE2": True}, "avx"),
+            ({"SSE2": True}, "sse2")]
+    monkeypatch.setenv("ONEDNN_MAX_CPU_ISA", "AVX2")
+    for features, tier in cpus:
+        monkeypatch.setattr(tiers, "runtime_features", lambda features=features: features)
+        assert tiers.xnnpack_tier().name == tier
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64's features")
+def test_the_runtime_features_are_numpy_s_cpuid_reading():
+    features = tiers.runtime_features()
+    assert features and all(isinstance(v, bool) for v in features.values())
+    assert features.get("SSE2") is True  # x86-64's baseline

@@ -19,11 +19,11 @@ import os
 import platform
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from functools import cache
 
 from .errors import choose
+from .native_output import captured
 
 NATIVE = "native"  # no caps: the CPU's own kernels
 MKL_PINNED = "SSE4_2"
@@ -140,22 +140,6 @@ def vendor() -> str:
     return "amd" if "amd" in model else "intel" if "intel" in model else platform.machine()
 
 
-def _captured_stdout(fn) -> str:
-    """What native code prints on file descriptor 1 while ``fn`` runs (oneDNN's verbose log
-    is written there by C, out of Python's reach)."""
-    sys.stdout.flush()
-    with tempfile.TemporaryFile() as sink:
-        saved = os.dup(1)
-        os.dup2(sink.fileno(), 1)
-        try:
-            fn()
-        finally:
-            os.dup2(saved, 1)
-            os.close(saved)
-        sink.seek(0)
-        return sink.read().decode(errors="replace")
-
-
 def onednn_kernel() -> str | None:
     """The oneDNN implementation torch's exact GELU runs on a contiguous float32 tensor
     (``avx2``, ``avx512_core_bf16``, ...; its verbose log's jit:NAME), None where torch does
@@ -167,7 +151,7 @@ def onednn_kernel() -> str | None:
         return None
     x = torch.linspace(-3.0, 3.0, 64)
     with torch.backends.mkldnn.verbose(torch.backends.mkldnn.VERBOSE_ON):
-        log = _captured_stdout(lambda: F.gelu(x))
+        log = captured(lambda: F.gelu(x))
     found = re.search(r"eltwise,(?:jit|ref):(\w+),forward\S*,.*eltwise_gelu_erf", log)
     return found[1] if found else None
 
@@ -237,6 +221,31 @@ def openvino_tier() -> Tier:
     else:
         name = best + "".join(f"+{short}" for short, flag in ONEDNN_EXTENSIONS if flag in flags)
     return Tier(name, f"OpenVINO's oneDNN {'up to ' + cap if cap else 'uncapped'}; {cpu()}")
+
+
+# XNNPACK's float32 kernels (LiteRT's default delegate) are chosen when it starts, from what
+# CPUID and the OS offer, with no cap (its src/configs/unary-elementwise-config.c): AVX-512F,
+# else FMA3, else AVX, else SSE2 - NumPy's names for those features, lowest last
+XNNPACK_ISAS = (("avx512f", "AVX512F"), ("fma3", "FMA3"), ("avx", "AVX"), ("sse2", "SSE2"))
+
+
+def runtime_features() -> dict[str, bool]:
+    """The CPU features NumPy found when it loaded: CPUID's, with the OS's support, as the
+    libraries' own dispatchers read them (/proc/cpuinfo shows the host's under an emulator)."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_features__
+    except ImportError:  # NumPy 1
+        from numpy.core._multiarray_umath import __cpu_features__  # type: ignore[no-redef]
+    return dict(__cpu_features__)
+
+
+def xnnpack_tier() -> Tier:
+    """The tier of XNNPACK's float32 kernels in this process (it cannot be capped: the tier
+    is the CPU's, whatever --kernel-tier asks for)."""
+    features = runtime_features()
+    name = next((isa for isa, feature in XNNPACK_ISAS if features.get(feature)),
+                platform.machine().lower())
+    return Tier(name, f"XNNPACK's, chosen by the CPU with no cap; {_cpuinfo()[0]}")
 
 
 def took(module: str, tier: str) -> bool:
