@@ -30,7 +30,8 @@ HEADER = """\
 """
 ENVIRONMENTS = [("all", ["tox>=4", "ruff", "mypy", "mutmut>=3"]), ("test,tensorflow", []),
                 ("test,mlx", []), ("test,jax", []), ("test,openvino", []),
-                ("test,tinygrad", []), ("test,ggml", []), ("docs", [])]
+                ("test,tinygrad", []), ("test,ggml", []), ("test,litert", []),
+                ("docs", [])]
 
 
 def resolve(extras: str, more: list[str], folder: Path) -> dict[str, str]:
