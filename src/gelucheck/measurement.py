@@ -73,13 +73,16 @@ def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format
                with_drift: bool = True, progress: bool = True, keep_errors: bool = False,
                timings: dict | None = None,
                on_group: Callable[[list[AccuracyResult]], None] | None = None,
-               count: int | None = None) -> list[AccuracyResult | DriftResult]:
+               count: int | None = None, reference_drift: bool = True,
+               beside=None) -> list[AccuracyResult | DriftResult]:
     """``run`` over groups of implementations (one backend each) that may be loaded while
     they are taken (options.selected_by_backend, which names each backend before loading
     it: a ``str`` among the groups): each group compiled, then measured, then
     handed to ``on_group`` - the first results are known before the last group is loaded.
-    The drift of every tanh form comes last, over every group's implementations. ``count``:
-    how many groups there will be, where known (for the progress bar)."""
+    The drift of every tanh form comes last, over every group's implementations, after the
+    drift of the mathematical forms unless ``reference_drift`` is false. ``count``: how many
+    groups there will be, where known (for the progress bar). ``beside``: the backends a
+    process of their own measures meanwhile (commands/beside.py), their results merged in."""
     import time
 
     compiled: dict[str, float] = {}
@@ -106,12 +109,19 @@ def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format
         if on_group is not None:
             with bar.external_write_mode(file=sys.stderr):
                 on_group(done)
+        if beside is not None:
+            with bar.external_write_mode(file=sys.stderr):
+                beside.poll(bar, on_group)
+    if beside is not None:
+        with bar.external_write_mode(file=sys.stderr):
+            beside.wait(bar, on_group)
     if with_drift:
         start = time.perf_counter()
         bar.set_postfix_str("the tanh forms' drift", refresh=True)
         pairs = drift.pairs(impls)
         for fmt in dtypes:
-            results.append(drift.reference_drift(fmt))
+            if reference_drift:
+                results.append(drift.reference_drift(fmt))
             for exact, tanh in pairs:
                 if fmt in tanh.dtypes and (exact is None or fmt in exact.dtypes):
                     results.append(drift.backend_drift(exact, tanh, fmt, minima))
@@ -119,7 +129,7 @@ def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format
     bar.close()
     if timings is not None:
         timings.update(compile=compiled, measure=measuring)
-    return results
+    return results if beside is None else beside.merged(results, timings or {})
 
 
 def _announced(groups: Iterable[str | list[Implementation]], bar

@@ -6,7 +6,7 @@ import os
 import sys
 
 from ..formats import FORMATS
-from . import options
+from . import beside, options
 
 
 def add(sub) -> None:
@@ -71,11 +71,13 @@ def _measure(args, with_drift: bool) -> int:
     dtypes = args.dtype or list(FORMATS.values())
     timings: dict = {}
     impls: list = []
+    keep_errors = bool(plots or args.keep_outputs)
+    apart = beside.names(args)
     results: list = measurement.run_groups(
-        _groups(args, impls), dtypes, with_drift=with_drift, progress=not args.no_progress,
-        keep_errors=bool(plots or args.keep_outputs), timings=timings,
-        on_group=_first_results(against, not args.no_progress),
-        count=_count(args))
+        _groups(args, impls, apart), dtypes, with_drift=with_drift,
+        progress=not args.no_progress, keep_errors=keep_errors, timings=timings,
+        on_group=_first_results(against, not args.no_progress), count=_count(args),
+        beside=beside.Beside(args, apart, dtypes, keep_errors) if apart else None)
     if getattr(args, "consistency", False):
         from ..checks import consistency
 
@@ -124,14 +126,17 @@ def _measure(args, with_drift: bool) -> int:
     return 2 if failed else status
 
 
-def _groups(args, taken: list):
+def _groups(args, taken: list, apart: list[str]):
     """What is measured, one backend at a time (options.selected_by_backend) where report
-    measures every backend, else as one selection; each implementation also put in
-    ``taken``, for what follows the measurement."""
+    measures every backend - less those measured ``apart``, in a process of their own
+    (beside.py) - else as one selection; each implementation also put in ``taken``, for what
+    follows the measurement."""
+    from ..backends import backend_names
     from ..measurement import by_backend
 
     if options.streams(args):
-        for item in options.selected_by_backend(args):
+        here = [name for name in backend_names() if name not in apart] if apart else None
+        for item in options.selected_by_backend(args, here):
             if not isinstance(item, str):
                 taken += item
             yield item

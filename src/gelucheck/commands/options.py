@@ -150,28 +150,31 @@ def selected(args) -> list:
     return chosen.implementations
 
 
-def selected_by_backend(args) -> Iterator[str | list]:
+def selected_by_backend(args, names: list[str] | None = None, own_impls: bool = True
+                        ) -> Iterator[str | list]:
     """``report`` of every backend: what ``selected`` gives, one backend at a time, each
     named, then loaded (imported) only when the one before it has been measured - so that the
     first results are on screen before the last backend's framework has been imported - and the
     user's --impl last, as ``selected`` orders them (loaded first: a bad one is refused
-    before any work)."""
+    before any work). With ``names``, those backends alone (a part of the report, the other
+    measured in a process of its own: commands/beside.py), the user's only if ``own_impls``."""
     from ..backends import backend_names, implementations
 
-    impls = getattr(args, "impl", None) or []
+    impls = (getattr(args, "impl", None) or []) if own_impls else []
     own = implementations([], impls, args.function, user_options(args),
                           every_backend=False) if impls else None
     found = bool(own and own.implementations)
     # (importing the next backend in a thread while one is measured gained nothing measurable
     # on 2 cores: the imports hold the GIL)
-    for name in backend_names():
+    for name in backend_names() if names is None else names:
         yield name  # said on the progress bar while it loads
         chosen = implementations([name], [], args.function, user_options(args))
         _said(args, chosen)
         found |= bool(chosen.implementations or chosen.unavailable)
         if chosen.implementations:
             yield chosen.implementations
-    _refuse_nothing(args, found)
+    if names is None:
+        _refuse_nothing(args, found)
     if own and own.implementations:
         yield own.implementations
 
