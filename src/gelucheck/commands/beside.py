@@ -34,15 +34,15 @@ class Measured:
 
 def names(args) -> list[str]:
     """The backends to measure beside: the torch family, where ``report`` takes every backend
-    in turn (options.streams) on more than one core - not with --function (whether anything
+    in turn (options.streams) on more than one core of Linux (a fork is safe there before
+    torch loads; macOS's frameworks are not fork-safe) - not with --function (whether anything
     computes it is decided over every backend) or --consistency (it measures each
     implementation again, here)."""
     from ..backends import backend_names
     from . import options
 
     if (not options.streams(args) or args.function or getattr(args, "consistency", False)
-            or _cores() < 2
-            or "fork" not in multiprocessing.get_all_start_methods()):
+            or _cores() < 2 or not sys.platform.startswith("linux")):
         return []
     return [name for name in backend_names() if name in TORCH_FAMILY]
 
