@@ -110,11 +110,9 @@ def run_groups(groups: Iterable[str | list[Implementation]], dtypes: list[Format
             with bar.external_write_mode(file=sys.stderr):
                 on_group(done)
         if beside is not None:
-            with bar.external_write_mode(file=sys.stderr):
-                beside.poll(bar, on_group)
+            beside.poll(bar, on_group)
     if beside is not None:
-        with bar.external_write_mode(file=sys.stderr):
-            beside.wait(bar, on_group)
+        beside.wait(bar, on_group)
     if with_drift:
         start = time.perf_counter()
         bar.set_postfix_str("the tanh forms' drift", refresh=True)

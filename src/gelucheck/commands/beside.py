@@ -112,12 +112,15 @@ class Beside:
             self._take(bar, on_group)
 
     def _take(self, bar, on_group: Callable[[list], None] | None) -> None:
+        """The other process's results, waited for with the bar on screen saying so."""
         try:
             received = self._receive.recv()
         except EOFError:  # it died: measured here instead, as in turn
             self._process.join()
-            print(f"note: measuring {', '.join(self.names)} in a process of their own failed "
-                  f"(exit status {self._process.exitcode}): measured here", file=sys.stderr)
+            with bar.external_write_mode(file=sys.stderr):
+                print(f"note: measuring {', '.join(self.names)} in a process of their own "
+                      f"failed (exit status {self._process.exitcode}): measured here",
+                      file=sys.stderr)
             received = _measure(*self.work)
         self._process.join()
         if isinstance(received, BaseException):
@@ -125,7 +128,8 @@ class Beside:
         self.measured = received
         bar.update(len(self.names))
         if on_group is not None:
-            on_group([r for r in received.results if r.kind == "accuracy"])
+            with bar.external_write_mode(file=sys.stderr):
+                on_group([r for r in received.results if r.kind == "accuracy"])
 
     def merged(self, results: list, timings: dict) -> list:
         """This process's ``results`` and the other's, in the order measuring every backend
