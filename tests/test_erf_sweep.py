@@ -133,6 +133,7 @@ def test_sweep_figures_are_mpmaths_at_every_edge(where):
         assert figures["sum_ulp"] == pytest.approx(want["sum_ulp"], rel=2.0**-16, abs=2.0**-10)
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 def test_a_sweep_of_erf_over_an_edge_is_correct_for_the_correctly_rounded(capsys):
     """SciPy's double erf rounded once across erf's rounding to 1: every output within half
     an ulp but for near-ties, and the command says so."""

@@ -211,6 +211,7 @@ def _checkpointed(tmp_path, monkeypatch):
     return sorted((tmp_path / "ck").glob("task_*.json"))
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 def test_a_task_file_copied_over_another_is_refused(tmp_path, monkeypatch, capsys):
     files = _checkpointed(tmp_path, monkeypatch)
     files[1].write_bytes(files[0].read_bytes())

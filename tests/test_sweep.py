@@ -22,6 +22,7 @@ def _spec(impl="scipy:x*erf"):
     return [{"kind": "builtin", "impl": impl, "function": "gelu"}]
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 def test_interrupted_sweep_resumes_to_the_same_result(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "TASK", 1 << 14)
     span = (0xBF000000, 0xBF000000 + (1 << 16))
@@ -296,6 +297,7 @@ def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
     assert out[0].figures.n_inputs == alone[0].figures.n_inputs == 2 * runner.TASK
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 @pytest.mark.parametrize("through", ["environment", "working directory"])
 def test_workers_take_their_sweeps_environment_and_directory(through, monkeypatch, request,
                                                              tmp_path):

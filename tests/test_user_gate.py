@@ -236,6 +236,7 @@ def test_drift_is_in_ulps_of_the_correctly_rounded_value():
     assert big.max_ulp == 2.0**23  # 1 in ulps of 1, not 1 / 2^-149
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 def test_the_drift_table_says_its_unit(user, tmp_path, capsys):
     out = tmp_path / "d.json"
     assert main(["drift", "user:mygelu:correct@gelu", "user:mygelu:flushed_tail@gelu",
