@@ -59,6 +59,7 @@ X_STAR = [-0.75179154, -0.75179148, -0.7517915, -1.0000001, -1.0, -0.99999994, -
           -0.5, -0.49999997]
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 @pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad"])
 def test_compiled_loops_are_16_times_inside_their_bound(function):
     """Against mpmath at 40 digits, relative to the value, every interval of the table, both

@@ -162,6 +162,7 @@ def test_a_backend_and_a_users_implementation_in_one_table(user, tmp_path, capsy
     assert "scipy:x*ndtr" in table and "user:mygelu:correct" in table
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 def test_drift_takes_a_users_implementation(user, tmp_path):
     out = tmp_path / "d.json"
     assert main(["drift", "scipy:x*ndtr@gelu", "user:mygelu:correct@gelu", "--dtype",
@@ -171,6 +172,7 @@ def test_drift_takes_a_users_implementation(user, tmp_path):
     assert main(["drift", "scipy:x*ndtr@gelu", "user:mygelu:correct"]) == 2  # no @function
 
 
+@pytest.mark.slow  # seconds of workers or whole commands: CI runs it after the suite
 def test_consistency_takes_a_users_implementation_and_says_when_nothing_differs(user,
                                                                                 capsys):
     assert main(["consistency", "--impl", "mygelu:correct", "--function", "gelu", "--dtype",
