@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Rewrite constraints/tested.txt: the newest versions the package index serves today for
-every environment CI and tox install, each resolved in a fresh venv with no constraints.
+every environment CI and tox install, each resolved in a fresh venv with no constraints; and
+constraints/timm.txt, tox -e timm's apart (its torch is another build).
 
     python3 scripts/update-constraints.py          # then: .ci/run, and commit if green
 
@@ -20,6 +21,17 @@ TARGET = ROOT / "constraints" / "tested.txt"
 # Held, not resolved: the CPU build on this machine's disk (the newest torch on the index is a
 # CUDA build of several GB).
 HELD = "torch==2.13.0\n"
+# timm imports torchvision, whose operators load only beside the torch build it was made for:
+# the pair on this machine's disk (a CUDA build; it runs on the CPU)
+TIMM = ROOT / "constraints" / "timm.txt"
+TIMM_HELD = "torch==2.14.1\ntorchvision==0.29.1\n"
+TIMM_HEADER = """\
+# tox -e timm: the versions it installs (pip -c), resolved fresh by
+# scripts/update-constraints.py. timm imports torchvision, whose operators load only beside
+# the torch build it was made for: torch 2.14.1 and torchvision 0.29.1, a pair this machine
+# holds on its disk (a CUDA build; it runs on the CPU). Not what users get: pyproject.toml's
+# extras have open ranges.
+"""
 # (extras, further packages): one fresh venv each, in this order of precedence
 HEADER = """\
 # The versions CI and tox's default envs install (PIP_CONSTRAINT / pip -c): tested together,
@@ -34,12 +46,13 @@ ENVIRONMENTS = [("all", ["tox>=4", "ruff", "mypy", "mutmut>=3"]), ("test,tensorf
                 ("docs", [])]
 
 
-def resolve(extras: str, more: list[str], folder: Path) -> dict[str, str]:
+def resolve(extras: str, more: list[str], folder: Path, held_pins: str = HELD
+            ) -> dict[str, str]:
     venv = folder / extras.replace(",", "-")
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "python"), "-m", "pip"]
     held = folder / "held.txt"
-    held.write_text(HELD)
+    held.write_text(held_pins)
     subprocess.run([*pip, "install", "-q", "-e", f"{ROOT}[{extras}]", *more], check=True,
                    env={**os.environ, "PIP_CONSTRAINT": str(held)})
     frozen = subprocess.run([*pip, "freeze", "--exclude-editable"], check=True,
@@ -58,8 +71,10 @@ def main() -> None:
         for extras, more in ENVIRONMENTS:
             for key, pin in resolve(extras, more, Path(folder)).items():
                 merged.setdefault(key, pin)
-    TARGET.write_text(HEADER + "".join(f"{merged[k]}\n" for k in sorted(merged)))
-    print(f"{TARGET.relative_to(ROOT)}: {len(merged)} packages")
+        timm = resolve("test,timm", [], Path(folder), TIMM_HELD)
+    for target, header, pins in ((TARGET, HEADER, merged), (TIMM, TIMM_HEADER, timm)):
+        target.write_text(header + "".join(f"{pins[k]}\n" for k in sorted(pins)))
+        print(f"{target.relative_to(ROOT)}: {len(pins)} packages")
 
 
 if __name__ == "__main__":

@@ -78,3 +78,13 @@ def test_tested_constraints_pin_every_direct_dependency_inside_its_range(extras)
     for name, req in _direct(extras).items():
         assert name in pins, f"constraints/tested.txt does not pin {name}"
         assert req.specifier.contains(pins[name], prereleases=True), (name, pins[name])
+
+
+def test_timm_constraints_pin_every_direct_dependency_and_torch_s_matching_torchvision():
+    """tox -e timm installs from constraints/timm.txt alone: timm imports torchvision, which
+    loads only beside the torch build it was made for, so the two are pinned as a pair."""
+    pins = _pins("timm.txt")
+    for name, req in _direct(("test", "timm")).items():
+        assert name in pins, f"constraints/timm.txt does not pin {name}"
+        assert req.specifier.contains(pins[name], prereleases=True), (name, pins[name])
+    assert "torchvision" in pins
