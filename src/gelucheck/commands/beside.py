@@ -1,11 +1,11 @@
 """``report``: the backends built on torch measured in a process of their own, beside this one.
 
-Importing torch takes seconds, and transformers as much again on top of it. Forked before
-either is imported, a second process loads and measures them while this one loads and measures
-the other backends: on two cores the report takes about the longer of the two instead of their
-sum (scripts/first-report-time.py measures it). The results come back as the same typed values,
-put in the order measuring every backend in turn gives them, and what the process printed is
-printed here (after this process's notes), so that the report reads as one."""
+Importing torch takes seconds, and transformers (or timm) as much again on top of it. Forked
+before either is imported, a second process loads and measures them while this one loads and
+measures the other backends: on two cores the report takes about the longer of the two instead
+of their sum (scripts/first-report-time.py measures it). The results come back as the same typed
+values, put in the order measuring every backend in turn gives them, and what the process printed
+is printed here (after this process's notes), so that the report reads as one."""
 from __future__ import annotations
 
 import contextlib
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from ..formats import Format
 
 # the backends that import torch when they load, in backend_names()'s order
-TORCH_FAMILY = ("torch", "torch-cuda", "torch-compile", "transformers")
+TORCH_FAMILY = ("torch", "torch-cuda", "torch-compile", "transformers", "timm")
 
 
 @dataclass
