@@ -446,9 +446,13 @@ def test_version_and_python_dash_m():
 
 
 @pytest.mark.slow
-def test_compiled_kernels_are_cached_per_cpu_capability(tmp_path):
+@pytest.mark.parametrize("inductor_first", [False, True],
+                         ids=["fresh", "inductor-already-imported"])
+def test_compiled_kernels_are_cached_per_cpu_capability(tmp_path, inductor_first):
     """A kernel compiled at the default capability must not be loaded under another one
-    (torch 2.13 gave NaN from a shared cache: docs/repro/). gelucheck keys the cache."""
+    (torch 2.13 gave NaN from a shared cache: docs/repro/). gelucheck keys the cache - also
+    where something imported Inductor first, which writes its default folder into the
+    environment (importing timm does: torch 2.14.1 then aborted on a corrupted heap)."""
     torch = pytest.importorskip("torch", reason="torch is not installed")
     if torch.backends.cpu.get_cpu_capability() == "DEFAULT":
         pytest.skip("no vector capability to switch from on this machine")
@@ -456,16 +460,40 @@ def test_compiled_kernels_are_cached_per_cpu_capability(tmp_path):
     import subprocess
     import sys
 
-    code = ("import torch, torch.nn.functional as F\n"
+    first = ("from torch._inductor.runtime.cache_dir_utils import cache_dir\n"
+             "cache_dir()\n" if inductor_first else "")
+    code = ("import torch, torch.nn.functional as F\n" + first +
             "from gelucheck.backends.tensors import torch_compile\n"
             "f = torch_compile(lambda t: F.gelu(t), dynamic=True)\n"
             "x = torch.linspace(0.1, 3, 1000)\n"
-            "print((f(x) - F.gelu(x)).abs().max().item())\n")
-    env = {k: v for k, v in os.environ.items() if k != "TORCHINDUCTOR_CACHE_DIR"}
+            "print((f(x) - F.gelu(x)).abs().max().item())\n"
+            "import os; print(os.environ['TORCHINDUCTOR_CACHE_DIR'])\n")
+    from gelucheck import tiers
+
+    # the CPU's own kernels first (the run's kernel tier caps this process's environment)
+    env = {k: v for k, v in tiers.environment("native").items()
+           if k != "TORCHINDUCTOR_CACHE_DIR"}
     env["TMPDIR"] = str(tmp_path)  # a fresh cache root, shared by both runs
+    folders = set()
     for level in ("default", "avx2"):
         run_env = dict(env) if level == "default" else {**env, "ATEN_CPU_CAPABILITY": level}
         done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                               env=run_env, timeout=300)
         assert done.returncode == 0, done.stderr[-2000:]
-        assert float(done.stdout.strip().splitlines()[-1]) < 1e-5, (level, done.stdout)
+        difference, folder = done.stdout.strip().splitlines()[-2:]
+        assert float(difference) < 1e-5, (level, done.stdout)
+        assert os.path.basename(folder).startswith("gelucheck-inductor-"), folder
+        folders.add(folder)
+    assert len(folders) == 2, folders  # one cache per capability
+
+
+def test_inductor_s_cache_is_keyed_inside_the_folder_already_named():
+    from gelucheck.backends.tensors import inductor_cache_dir
+
+    key = "gelucheck-inductor-2.14.1-AVX512"
+    assert inductor_cache_dir(None, "/tmp", "2.14.1", "AVX512") == f"/tmp/{key}"
+    assert inductor_cache_dir("/home/u/cache", "/tmp", "2.14.1", "AVX512") == \
+        f"/home/u/cache/{key}"
+    assert inductor_cache_dir(f"/tmp/{key}/", "/tmp", "2.14.1", "AVX512") == f"/tmp/{key}"
+    assert inductor_cache_dir(f"/tmp/{key}", "/tmp", "2.14.1", "AVX2") == \
+        "/tmp/gelucheck-inductor-2.14.1-AVX2"

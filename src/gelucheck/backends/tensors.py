@@ -234,17 +234,31 @@ def torch_compile(fn, dynamic: bool):
     return call
 
 
+def inductor_cache_dir(current: str | None, temp: str, version: str, level: str) -> str:
+    """Inductor's on-disk cache keyed by torch's release and ATen's CPU capability: shared
+    across capabilities, a kernel compiled for AVX-512 was loaded under
+    ATEN_CPU_CAPABILITY=avx2 and gave wrong values, then heap corruption
+    (docs/repro/inductor_cache_across_capabilities.py). Inside the folder already named
+    (the user's, or torch's default, which Inductor writes into the environment once anything
+    imports it: importing timm does), never instead of it; beside the key a parent process
+    (another kernel tier) left there."""
+    key = f"gelucheck-inductor-{version}-{level}"
+    if current is None:
+        return os.path.join(temp, key)
+    current = os.path.normpath(current)
+    if os.path.basename(current).startswith("gelucheck-inductor-"):  # a parent process's key
+        return os.path.join(os.path.dirname(current), key)
+    return os.path.join(current, key)
+
+
 def _compile(fn, dynamic: bool):
     import tempfile
 
     import torch
 
-    # Inductor's on-disk cache is shared across CPU capabilities: a kernel compiled for
-    # AVX-512 was loaded under ATEN_CPU_CAPABILITY=avx2 and gave wrong values (and heap
-    # corruption after). Key the cache by what changes the generated code.
-    level = torch.backends.cpu.get_cpu_capability()
-    os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", os.path.join(
-        tempfile.gettempdir(), f"gelucheck-inductor-{torch.__version__}-{level}"))
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = inductor_cache_dir(
+        os.environ.get("TORCHINDUCTOR_CACHE_DIR"), tempfile.gettempdir(), torch.__version__,
+        torch.backends.cpu.get_cpu_capability())
     dynamo = torch._dynamo.config
     dynamo.recompile_limit = max(dynamo.recompile_limit, 256)
     dynamo.accumulated_recompile_limit = max(dynamo.accumulated_recompile_limit, 1024)
