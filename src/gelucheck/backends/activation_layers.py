@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .. import tiers
 from ..functions import Function
-from ..tiers import Tier
 from .base import Backend, Implementation
-from .tensors import module_in_inference, preparer, tensor_kernel, torch_layout_paths
+from .tensors import preparer, tensor_kernel, torch_layout_paths
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,18 @@ class Layer:
     source: str
 
 
-def layers_backend(backend: str, version: str, tier: Tier, layers: dict[str, Layer],
+def module_in_inference(module) -> Callable:
+    """A torch module called as a model's inference calls it: without autograd's graph."""
+    import torch
+
+    def forward(t):
+        with torch.no_grad():
+            return module(t)
+
+    return forward
+
+
+def layers_backend(backend: str, version: str, layers: dict[str, Layer],
                    build: Callable[[str], object], lacks: Callable[[str], str],
                    holder: str) -> Backend:
     """The backend of ``layers``: ``build(name)`` gives the module (None where the installed
@@ -46,4 +57,4 @@ def layers_backend(backend: str, version: str, tier: Tier, layers: dict[str, Lay
                     for f in ("phi_grad", "gelu_grad", "gelu_tanh_grad")})
     missing.update({f: f"{holder} are activations, not the Gaussian CDF or erf"
                     for f in ("phi", "erf", "erfc")})
-    return Backend(backend, True, "", version, tuple(impls), missing, tier=tier)
+    return Backend(backend, True, "", version, tuple(impls), missing, tier=tiers.torch_tier())

@@ -77,18 +77,6 @@ def preparer(fn, device: str = "cpu"):
     return lambda x: (fn, to_tensor(x, device))
 
 
-def module_in_inference(module) -> Callable:
-    """A torch module (an activation a model builds by name) called as a model's inference
-    calls it: without autograd's graph."""
-    import torch
-
-    def forward(t):
-        with torch.no_grad():
-            return module(t)
-
-    return forward
-
-
 def synchronizer(device: str):
     if device != "cuda":
         return None

@@ -35,7 +35,6 @@ def load() -> Backend:
         # made for ("operator torchvision::nms does not exist")
         return Backend("timm", False, f"timm is installed but does not import ({exc}): its "
                        "torchvision must be the build made for the installed torch", None)
-    from .. import tiers
 
     def build(name):
         try:
@@ -45,6 +44,6 @@ def load() -> Backend:
 
     # the figures are torch's kernels': a budget belongs to timm's release and torch's together
     return layers_backend(
-        "timm", f"{timm.__version__} with torch {torch_version}", tiers.torch_tier(), GELUS,
-        build, lambda name: f"timm {timm.__version__} has no activation layer {name!r}",
+        "timm", f"{timm.__version__} with torch {torch_version}", GELUS, build,
+        lambda name: f"timm {timm.__version__} has no activation layer {name!r}",
         "timm's activation layers")

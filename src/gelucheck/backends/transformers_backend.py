@@ -42,14 +42,12 @@ def load() -> Backend:
     except ImportError as exc:
         return Backend("transformers", False, f"transformers is not installed ({exc}); pip "
                        "install 'gelucheck[transformers]'", None)
-    from .. import tiers
 
     def build(name):
         # ACT2FN builds the module in __getitem__: get() would hand back its class
         return ACT2FN[name] if name in ACT2FN else None  # noqa: SIM401
 
     return layers_backend(
-        "transformers", f"{transformers.__version__}, torch {torch_version}",
-        tiers.torch_tier(), GELUS, build,
+        "transformers", f"{transformers.__version__}, torch {torch_version}", GELUS, build,
         lambda name: f"transformers {transformers.__version__} has no ACT2FN[{name!r}]",
         "ACT2FN's entries")
