@@ -27,11 +27,12 @@ step() {  # step NAME LOG COMMAND... (NAME's first word must be in STEPS)
     rc=$?
     echo "$name: exit $rc in $((SECONDS - start)) s" | tee -a "$out/steps.txt"
 }
-gelucheck=(python3 -m gelucheck.cli)  # from a checkout too (PYTHONPATH=src)
-plugin=()  # not installed: the pytest plugin has no entry point, name it
-python3 -c 'import importlib.metadata as m, sys
-sys.exit(not any(e.name == "gelucheck" for e in m.entry_points(group="pytest11")))' \
-    || plugin=(-p gelucheck.pytest_plugin)
+# gelucheck installed, its dependencies not: on an image that has torch and no index,
+# `pip install --no-deps --no-build-isolation -e .` (its backends are entry points, which a
+# bare PYTHONPATH=src does not declare), plus tomlkit, which writes the budgets
+python3 -c 'import importlib.metadata as m; m.distribution("gelucheck")' 2>/dev/null || {
+    echo "record-backend.sh: gelucheck is not installed: pip install --no-deps -e ." >&2; exit 2; }
+gelucheck=(python3 -m gelucheck.cli)
 
 python3 -m gelucheck.cli --version > "$out/probe.txt"
 python3 - >> "$out/probe.txt" 2>&1 <<'PY'
@@ -42,7 +43,7 @@ PY
 step report "$out/report.txt" "${gelucheck[@]}" report --backend "$backend" --no-progress \
     --json "$out/report.json" --markdown "$out/report.md"
 step budgets "$out/budgets.txt" "${gelucheck[@]}" budgets --write "$budgets" --from-report "$out/report.json"
-step suite "$out/suite.txt" python3 -m pytest -q -p no:cacheprovider -n "$workers" "${plugin[@]}" \
+step suite "$out/suite.txt" python3 -m pytest -q -p no:cacheprovider -n "$workers" \
     --pyargs gelucheck.suite --gelucheck-backend "$backend" --gelucheck-budgets "$budgets" \
     -m "not exhaustive and not consistency"
 step consistency "$out/consistency.txt" "${gelucheck[@]}" consistency --backend "$backend" \

@@ -84,3 +84,29 @@ def test_the_pytest_plugin_parametrizes_over_it(tmp_path):
                           text=True, env={"PYTHONPATH": env_path, "PATH": "/usr/bin:/bin"},
                           cwd=tmp_path)
     assert "4 passed" in done.stdout, done.stdout + done.stderr
+
+
+def test_a_checkout_that_was_never_installed_is_told_to_install(tmp_path):
+    """gelucheck imported from its source folder alone (no dist-info declares its backends):
+    a clear error, not 'unknown backend ...; valid choices: ' with nothing after it."""
+    import gelucheck
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "gelucheck").symlink_to(gelucheck.__path__[0])
+    # the site-packages holding numpy and the others, but not gelucheck's own metadata
+    deps = [p for p in sys.path if p.endswith("site-packages")]
+    isolated = tmp_path / "deps"
+    isolated.mkdir()
+    for site in deps:
+        for entry in __import__("pathlib").Path(site).iterdir():
+            if not entry.name.startswith(("gelucheck", "__editable__", "_gelucheck")) \
+                    and not (isolated / entry.name).exists():
+                (isolated / entry.name).symlink_to(entry)
+    done = subprocess.run([sys.executable, "-S", "-m", "gelucheck.cli", "report", "--backend",
+                           "numpy", "--no-progress"], capture_output=True, text=True,
+                          env={"PYTHONPATH": f"{src}:{isolated}", "PATH": "/usr/bin:/bin"},
+                          cwd=tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "imported without being installed" in done.stderr
+    assert "pip install --no-deps -e ." in done.stderr

@@ -19,7 +19,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    try:  # the parser names the backends: none declared is said plainly too
+        parser = build_parser()
+    except GelucheckError as exc:
+        print(f"gelucheck: error: {exc}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
     args.argv = argv
     try:
         from .shared_options import one_kernel_tier

@@ -19,7 +19,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError, choose, refuse_repeats
+from ..errors import GelucheckError, UsageError, choose, refuse_repeats
 from ..functions import FUNCTIONS, Function, get_function
 from ..results import Identity
 from .base import Backend, Implementation
@@ -41,6 +41,13 @@ def _entry_points() -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
     for ep in sorted(entry_points(group=GROUP), key=lambda ep: not ep.value.startswith(OWN)):
         found.setdefault(ep.name, ep)
+    if not any(ep.value.startswith(OWN) for ep in found.values()):
+        # gelucheck imported from a folder it was never installed from: its own backends are
+        # declared in the package's metadata, which such a Python does not have
+        raise GelucheckError("no gelucheck backend is declared to this Python: gelucheck is "
+                             "imported without being installed (its backends are entry points "
+                             "in its package metadata); install it, e.g. `pip install --no-deps "
+                             "-e .` in a checkout")
     rank = {name: i for i, name in enumerate(READING_ORDER)}
     order = sorted(found, key=lambda n: (not found[n].value.startswith(OWN),
                                          rank.get(n, len(rank)), n))
