@@ -67,8 +67,9 @@ def report_text(results: Sequence[Result]) -> str:
 
 def _with_bound(result: Result) -> dict:
     """A result's JSON, with the documented bound beside its measured max ulp where one
-    covers it (data/published_bounds.toml): ``documented`` = max_ulp, library, source, and
-    whether the measured figure is above it, and over which inputs it was measured
+    covers it (data/published_bounds.toml): ``documented`` = max_ulp, library, source, how the
+    document counts ulps (``metric``), the measured figure counted so (``counted_*``:
+    published.Counted) and whether it is above, and over which inputs it was measured
     (``measured_over``: every input, range, sample or search). Read back, it is shown again from
     the file."""
     from .. import published
@@ -78,9 +79,14 @@ def _with_bound(result: Result) -> dict:
         return out
     bound = published.bound_for(result)
     if bound is not None:  # (a result that was not measured has none)
+        counted = bound.counted(result)
         out["documented"] = {"max_ulp": bound.max_ulp, "library": bound.library,
-                             "source": bound.source,
+                             "source": bound.source, "metric": bound.metric,
                              "above": bound.exceeded_by(result),
+                             # the measured figure as the document counts it
+                             "counted_at_worst": counted.at_worst,
+                             "counted_settled": counted.settled,
+                             "counted_at_most": counted.at_most,
                              "measured_over": published.coverage(result)}
     return out
 

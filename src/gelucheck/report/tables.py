@@ -324,9 +324,8 @@ def documented_rows(results: list) -> tuple[list[str], list[list]]:
         if bound is None or r.figures is None:
             continue
         body.append([r.identity.id, r.identity.function, r.identity.dtype,
-                     f"{bound.max_ulp:g}",
-                     f"{r.figures.max_ulp:.3g} ({published.coverage(r)})",
-                     published.verdict(bound, r), bound.library])
+                     f"{bound.max_ulp:g}{published.METRICS[bound.metric]}",
+                     published.measured(bound, r), published.verdict(bound, r), bound.library])
     return header, body
 
 
