@@ -189,13 +189,17 @@ def verdict(bound: Bound, result: Measured) -> str:
         covered, "on the sample")
 
 
-def measured(bound: Bound, result: Measured) -> str:
+def measured(bound: Bound, result: Measured, brief: bool = False) -> str:
     """The measured figure as the document counts it, with gelucheck's beside it where they
-    differ: '4 (4.487 from the exact value, every input)'."""
+    differ: '4 at the worst input (4.487 from the exact value, every input)'; brief, for a
+    table: '4 (4.487 from exact, every input)'."""
     assert result.figures is not None
     at_worst, settled, _ = bound.counted(result)
     if bound.metric == "exact":
         return f"{at_worst:.4g} ({coverage(result)})"
+    if brief:
+        return (f"{'' if settled else '>= '}{at_worst:g} ({result.figures.max_ulp:.4g} from "
+                f"exact, {coverage(result)})")
     return (f"{'' if settled else 'at least '}{at_worst:g} at the worst input "
             f"({result.figures.max_ulp:.4g} from the exact value, {coverage(result)})")
 

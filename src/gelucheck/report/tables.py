@@ -313,9 +313,13 @@ def search_rows(results: list) -> tuple[list[str], list[list]]:
     return header, body
 
 
+COUNTED_FROM = {"exact": "exact value", "correctly-rounded": "rounded result"}
+
+
 def documented_rows(results: list) -> tuple[list[str], list[list]]:
     """Documented vs measured, per measured result that a documented bound covers."""
-    header = ["implementation", "function", "dtype", "documented", "measured", "", "source"]
+    header = ["implementation", "function", "dtype", "documented", "counted from", "measured",
+              "", "source"]
     body = []
     searched: list[AccuracyResult | SearchResult] = [
         r for r in results if isinstance(r, SearchResult) and r.figures is not None]
@@ -324,8 +328,9 @@ def documented_rows(results: list) -> tuple[list[str], list[list]]:
         if bound is None or r.figures is None:
             continue
         body.append([r.identity.id, r.identity.function, r.identity.dtype,
-                     f"{bound.max_ulp:g}{published.METRICS[bound.metric]}",
-                     published.measured(bound, r), published.verdict(bound, r), bound.library])
+                     f"{bound.max_ulp:g}", COUNTED_FROM[bound.metric],
+                     published.measured(bound, r, brief=True), published.verdict(bound, r),
+                     bound.library])
     return header, body
 
 
