@@ -81,3 +81,32 @@ def test_sweep_floor_times_the_passes_every_check_must_make():
                                              abs=0.01)
     assert re.search(r"^median over 1: [\d.]+x reading each output, [\d.]+x guarding", out, re.M)
 
+
+
+@pytest.mark.slow
+def test_search_band_samples_only_its_band_and_settles_the_worst_with_mpmath():
+    """The worst input lies in the band, and its figure is mpmath's: recomputed here from the
+    C library's output and mpmath at 200 bits."""
+    import ctypes
+    import ctypes.util
+
+    import mpmath
+
+    if not ctypes.util.find_library("m"):
+        pytest.skip("no C math library to call")
+    out = _run("search-band.py", "libm:erfc", "erfc", "1.2495", "10", "3", "--seed", "1")
+    assert re.search(r"^band \[0x1\.3fc0000000000p\+0, 0x1\.3ffffffffffffp\+0\]: "
+                     r"4,398,046,511,104 encodings, 1024 cells$", out, re.M), out
+    found = re.search(r"^worst: ([\d.]+) ulp \(mpmath\) at x = \S+ \((\S+)\): returned (\S+),",
+                      out, re.M)
+    assert found, out
+    figure, x, returned = float(found[1]), float.fromhex(found[2]), float.fromhex(found[3])
+    assert 1.2490234375 <= x < 1.25
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.erfc.restype, libm.erfc.argtypes = ctypes.c_double, [ctypes.c_double]
+    assert libm.erfc(x) == returned
+    with mpmath.workprec(200):
+        exact = mpmath.erfc(mpmath.mpf(x))
+        unit = mpmath.ldexp(1, int(mpmath.floor(mpmath.log(abs(exact), 2))) - 52)
+        assert figure == pytest.approx(float(abs(mpmath.mpf(returned) - exact) / unit),
+                                       abs=5e-5)
