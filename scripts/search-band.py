@@ -17,9 +17,8 @@ import time
 
 from gelucheck.functions import get_function
 from gelucheck.search.cells import Cell
-from gelucheck.search.engine import _prepare
+from gelucheck.search.engine import run_chunk
 from gelucheck.search.settle import settle
-from gelucheck.search.task import evaluate
 from gelucheck.sweep.worker import Spec
 
 SPLIT_BITS = 10
@@ -36,14 +35,13 @@ def main() -> None:
     parser.add_argument("seconds", type=float)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    impl, reference = _prepare(Spec(kind="builtin", impl=args.impl, function=args.function),
-                               args.function)
+    spec = Spec(kind="builtin", impl=args.impl, function=args.function)
     band = Cell.holding(args.x, args.level)
     cells = band.children(SPLIT_BITS)
     print(f"band {band}: {band.size:,} encodings, {len(cells)} cells", flush=True)
     start, seed, evaluated, kept = time.perf_counter(), args.seed, 0, []
     while time.perf_counter() - start < args.seconds:
-        for result in evaluate(impl, reference, cells, SAMPLES, seed):
+        for result in run_chunk(spec, args.function, cells, SAMPLES, seed):
             evaluated += result.evaluated
             best = kept[0].error if kept else 0.0
             kept = sorted([*kept, *result.worst], key=lambda c: -c.error)[:KEPT]

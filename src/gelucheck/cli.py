@@ -19,14 +19,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:  # the parser names the backends: none declared is said plainly too
-        parser = build_parser()
-    except GelucheckError as exc:
-        print(f"gelucheck: error: {exc}", file=sys.stderr)
-        return 2
-    args = parser.parse_args(argv)
-    args.argv = argv
     try:
+        # (the parser names the backends: none declared is said plainly too)
+        args = build_parser().parse_args(argv)
+        args.argv = argv
         from .shared_options import one_kernel_tier
 
         tier = one_kernel_tier("--kernel-tier", getattr(args, "kernel_tier", None))
