@@ -130,7 +130,9 @@ class Reference:
         the reference of record does where the difference is too small to see: it decides
         whether ulp(v) is the binade's below."""
         hi, lo, bound = out[0], out[1], out[3]
-        lost = (np.abs(lo) <= bound) & (x != 0) & (np.abs(np.frexp(hi)[0]) == 0.5)
+        lost = np.abs(lo) <= bound  # rare: the other tests only where it holds
+        maybe = np.flatnonzero(lost)
+        lost[maybe] = (x[maybe] != 0) & (np.abs(np.frexp(hi[maybe])[0]) == 0.5)
         near = lost & (np.abs(x) < 1)  # where the row's side depends on x itself
         for i in np.flatnonzero(near):
             lo[i] = math.copysign(0.0, self.function.residual_side(float(x[i])))
@@ -142,9 +144,11 @@ class Reference:
     def _saturated(self, x: np.ndarray, where: np.ndarray, out: Columns) -> None:
         """The limit, exact to far below any ulp (mpref.SATURATION): the row's value at
         ±SATURATION, or x itself where the row says so (x·Φ far right)."""
+        if not where.any():
+            return
         left, right = (self.function.saturated(s * SATURATION) for s in (-1, 1))
-        limit = np.where(x < 0, left, np.where(right == SATURATION, x, right))
-        out[0][where] = limit[where]
+        x = x[where]
+        out[0][where] = np.where(x < 0, left, np.where(right == SATURATION, x, right))
 
     def _at_points(self, x: np.ndarray, where: np.ndarray, out: Columns) -> None:
         with _precision(PRECISION):
