@@ -81,6 +81,49 @@ def test_the_search_finds_the_peak_and_repeats_itself_with_the_seed():
     assert first.whole_cells > 0
 
 
+BAND = (1.5 - 40 * 2.0**-12, 1.5 + 40 * 2.0**-12)  # 80 anchors (2^-12 of [1, 2) each)
+HEAVY = (1.5, 1.5 + 4 * 2.0**-12)  # 4 of them with a heavier tail
+
+
+def _heavy_run(cells, samples, seed, whole):
+    """Noise below 1, 2 more in BAND (the samples find it), and 1/10 more in HEAVY seen by
+    whole cells alone: as the heavier tail of rounding noise, which the four largest of a
+    whole cell's inputs measure and those of 64 samples do not. ``whole``: the whole cells,
+    listed."""
+    out = []
+    for cell in cells:
+        x = cell.inputs(samples, seed)
+        mixed = x.view(np.uint64) * np.uint64(0x9E3779B97F4A7C15)
+        e = (mixed >> np.uint64(40)).astype(np.float64) / 2.0**24
+        e += 2.0 * ((x >= BAND[0]) & (x < BAND[1]))
+        if samples is None:
+            e += 0.1 * ((x >= HEAVY[0]) & (x < HEAVY[1]))
+        top = largest(e)
+        out.append(CellResult(cell, x.shape[0], tuple(
+            Candidate(float(x[i]), 0.0, float(e[i]), 0.0) for i in top), 0.0, 0.0))
+        if samples is None:
+            whole.append(cell)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("small_whole_cells")
+def test_descents_spend_more_whole_cells_where_the_whole_cells_score_higher(monkeypatch):
+    """Where the errors are noise over a wide band, the anchors whose whole cells score
+    highest get the exploiting descents; without those, few whole cells go to the heavier
+    tail (4 anchors of the band's 80)."""
+    def share(exploit: int) -> float:
+        monkeypatch.setattr(strategy, "EXPLOIT", exploit)
+        whole: list[Cell] = []
+        strategy.search(lambda c, n, s: _heavy_run(c, n, s, whole),
+                        strategy.Budget(evaluations=3_000_000), 1, middle=landmarks.middle())
+        inside = [c for c in whole if c.sign == 0 and HEAVY[0] <= c.inputs(0, 0)[0] < HEAVY[1]]
+        return len(inside) / len(whole)
+
+    exploiting, without = share(4), share(1 << 30)  # never enough anchors with heat
+    assert exploiting > 3 * without
+
+
 def test_the_budget_ends_the_search_after_the_round_that_reaches_it():
     outcome = strategy.search(_run, strategy.Budget(evaluations=1), seed=0)
     assert outcome.rounds == 1 and outcome.whole_cells == 0  # the binades' round alone

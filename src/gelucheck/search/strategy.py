@@ -2,8 +2,11 @@
 signs sampled first, and the cells around landmarks (landmarks.py) searched whole; then
 descents, each a beam - the BEAM cells with the largest errors split into 16 and sampled
 again, the BEAM best of their children kept - down to cells of 2^20 encodings searched
-whole, with the neighbours of the whole cell that holds the worst input so far; most
-descents start from the best cells found at 2^-12 of a binade.
+whole, with the neighbours of the whole cell that holds the worst input so far. Most
+descents start from cells of 2^-12 of a binade (anchors): the best by their samples, or,
+every other descent, the few whose whole cells have scored best - where the errors are
+rounding noise under a smooth envelope, the largest error comes from where its tail is
+heaviest, which a whole cell's 2^20 inputs measure and 64 samples do not.
 
 The published method (Gladman, Innocente, Mather, Zimmermann) splits ranges, keeps about 20
 of the most promising and refines them, chained from the previous worst input; this does
@@ -31,6 +34,11 @@ BEAM = 20  # cells kept per level of a descent
 # best cells ever sampled at ANCHOR_LEVEL (2^-12 of a binade), with new samples below.
 REFRESH = 8
 ANCHOR_LEVEL = 12
+# Every other descent exploits: it starts from the EXPLOIT anchors whose whole cells have the
+# highest mean score (each whole cell's score is the mean of its largest errors, over the
+# same 2^WHOLE_BITS inputs, so the anchors compare fairly; an anchor with a lucky first cell
+# gets more and falls back if it was luck).
+EXPLOIT = 4
 KEPT = 32  # candidates kept for settling
 
 # runs a round: its cells of one sample size and its seed, returning their results in order
@@ -80,39 +88,56 @@ def search(run: Runner, budget: Budget, seed: int, on_round: OnRound = None,
     outcome = Outcome()
     searched: set[Cell] = set()  # cells searched whole
     anchors: dict[Cell, CellResult] = {}  # every cell sampled at ANCHOR_LEVEL
+    heat: dict[Cell, list[float]] = {}  # an anchor's whole cells' scores
     base = _round(run, binades(), BASE_SAMPLES, seed, outcome, on_round)
     if middle:
         denser = {r.cell: r for r in _round(run, list(middle), MIDDLE_SAMPLES, seed, outcome,
                                             on_round)}
         base = [denser.get(r.cell, r) for r in base]
-    _search_whole(run, list(landmarks), searched, seed, outcome, on_round)
+    _search_whole(run, list(landmarks), searched, heat, seed, outcome, on_round)
     descent = 0
     while not budget.spent(outcome.evaluations):
         descent += 1
-        full = descent % REFRESH == 1 or not anchors
-        beam = _best(base if full else list(anchors.values()))
-        while (beam and beam[0].cell.size > 1 << WHOLE_BITS
+        if descent % REFRESH == 1 or not anchors:
+            beam = [r.cell for r in _best(base)]
+        elif descent % 2 == 0 and len(heat) >= EXPLOIT:
+            beam = _hottest(heat)
+        else:
+            beam = [r.cell for r in _best(list(anchors.values()))]
+        while (beam and beam[0].size > 1 << WHOLE_BITS
                and not budget.spent(outcome.evaluations)):
-            children = [child for r in beam for child in r.cell.children(SPLIT_BITS)]
+            children = [child for cell in beam for child in cell.children(SPLIT_BITS)]
             results = _round(run, children, CHILD_SAMPLES, seed + descent, outcome, on_round)
             anchors.update((r.cell, r) for r in results if r.cell.level == ANCHOR_LEVEL)
-            beam = _best(results)
-        chain = [r.cell for r in beam]
+            beam = [r.cell for r in _best(results)]
+        chain = beam
         while chain and not budget.spent(outcome.evaluations):
             chain = _search_whole(run, [c for c in chain if c not in searched], searched,
-                                  seed, outcome, on_round)
+                                  heat, seed, outcome, on_round)
     return outcome
 
 
-def _search_whole(run: Runner, cells: list[Cell], searched: set[Cell], seed: int,
-                  outcome: Outcome, on_round: OnRound) -> list[Cell]:
-    """Cells searched whole; returns the cells beside the one with the worst input so far,
-    to be searched next (the chain), or none."""
+def _search_whole(run: Runner, cells: list[Cell], searched: set[Cell],
+                  heat: dict[Cell, list[float]], seed: int, outcome: Outcome,
+                  on_round: OnRound) -> list[Cell]:
+    """Cells searched whole, each of 2^WHOLE_BITS inputs scored into its anchor's heat;
+    returns the cells beside the one with the worst input so far, to be searched next (the
+    chain), or none."""
     searched.update(cells)
     results = _round(run, cells, None, seed, outcome, on_round) if cells else []
     outcome.whole_cells += len(results)
+    for r in results:
+        if r.cell.size == 1 << WHOLE_BITS and r.cell.level >= ANCHOR_LEVEL:
+            anchor = Cell(r.cell.sign, r.cell.binade, ANCHOR_LEVEL,
+                          r.cell.index >> (r.cell.level - ANCHOR_LEVEL))
+            heat.setdefault(anchor, []).append(r.score)
     return [n for r in results if r.worst and r.worst[0] == outcome.candidates[0]
             for n in r.cell.neighbours() if n not in searched]
+
+
+def _hottest(heat: dict[Cell, list[float]]) -> list[Cell]:
+    """The EXPLOIT anchors whose whole cells' mean score is highest (ties: the lower)."""
+    return sorted(heat, key=lambda a: (-sum(heat[a]) / len(heat[a]), a))[:EXPLOIT]
 
 
 def _round(run: Runner, cells: list[Cell], samples: int | None, seed: int, outcome: Outcome,
