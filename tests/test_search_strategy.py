@@ -45,6 +45,15 @@ def test_a_cells_children_cover_it_exactly():
     assert all(a.last + 1 == b.first for a, b in itertools.pairwise(children))
 
 
+def test_a_cells_ancestor_holds_it():
+    x = 1.2497462337627134
+    cell = Cell.holding(x, 32)
+    for level in (0, 12, 31, 32):
+        above = cell.ancestor(level)
+        assert above == Cell.holding(x, level)
+        assert above.first <= cell.first and cell.last <= above.last
+
+
 def test_a_cells_inputs_are_its_own_with_both_ends_and_repeat_with_the_seed():
     cell = Cell(1, 1023, 10, 77)
     x = cell.inputs(64, seed=3)

@@ -49,6 +49,10 @@ class Cell:
         return [Cell(self.sign, self.binade, self.level + bits, (self.index << bits) + k)
                 for k in range(1 << bits)]
 
+    def ancestor(self, level: int) -> Cell:
+        """The cell of ``level`` (at most this one's) that holds this one."""
+        return Cell(self.sign, self.binade, level, self.index >> (self.level - level))
+
     def neighbours(self) -> list[Cell]:
         """The cells on either side at the same level, within the binade."""
         return [Cell(self.sign, self.binade, self.level, i) for i in (self.index - 1,

@@ -128,9 +128,7 @@ def _search_whole(run: Runner, cells: list[Cell], searched: set[Cell],
     outcome.whole_cells += len(results)
     for r in results:
         if r.cell.size == 1 << WHOLE_BITS and r.cell.level >= ANCHOR_LEVEL:
-            anchor = Cell(r.cell.sign, r.cell.binade, ANCHOR_LEVEL,
-                          r.cell.index >> (r.cell.level - ANCHOR_LEVEL))
-            heat.setdefault(anchor, []).append(r.score)
+            heat.setdefault(r.cell.ancestor(ANCHOR_LEVEL), []).append(r.score)
     return [n for r in results if r.worst and r.worst[0] == outcome.candidates[0]
             for n in r.cell.neighbours() if n not in searched]
 
