@@ -6,7 +6,7 @@ search's whole cells), scored by the search's fast reference. Where the errors a
 noise (glibc's erfc below 1.25) this says where a search must spend its inputs
 (docs/findings/float64-search.md).
 
-    scripts/band-tail.py libm:erfc erfc 1.2495 10 --bands 6 --blocks 100
+    scripts/band-tail.py libm:erfc erfc 1.2495 10 --bands 8 --blocks 100
 """
 import argparse
 
@@ -40,12 +40,12 @@ def main() -> None:
     print(f"{args.impl} {args.function}: inputs above each error (ulps), "
           f"{args.blocks} blocks of 2^20 a band")
     print(f"{'band':48s} {'inputs':>12s} " + " ".join(f">{t:<6}" for t in THRESHOLDS)
-          + " largest")
+          + " largest (fast reference) at x")
     for k in range(args.bands):
         if first.index - k < 0:
             break
         band = Cell(first.sign, first.binade, first.level, first.index - k)
-        counts, largest = np.zeros(len(THRESHOLDS), dtype=np.int64), 0.0
+        counts, largest, at = np.zeros(len(THRESHOLDS), dtype=np.int64), -1.0, 0.0
         for start in rng.integers(band.first, band.last - WHOLE, size=args.blocks,
                                   endpoint=True, dtype=np.uint64):
             x = np.arange(start, start + WHOLE, dtype=np.uint64).view(np.float64)
@@ -55,9 +55,11 @@ def main() -> None:
             for a in range(0, WHOLE, BLOCK):
                 error, _ = ulps(y[a:a + BLOCK], reference.values(x[a:a + BLOCK]))
                 counts += (error[:, None] > np.array(THRESHOLDS)).sum(axis=0)
-                largest = max(largest, float(error.max()))
+                i = int(np.argmax(error))
+                if error[i] > largest:
+                    largest, at = float(error[i]), float(x[a + i])
         print(f"{band!s:48s} {args.blocks * WHOLE:12,d} "
-              + " ".join(f"{c:<7d}" for c in counts) + f" {largest:.3f}")
+              + " ".join(f"{c:<7d}" for c in counts) + f" {largest:.3f} {at.hex()}")
 
 
 if __name__ == "__main__":

@@ -110,3 +110,33 @@ def test_search_band_samples_only_its_band_and_settles_the_worst_with_mpmath():
         unit = mpmath.ldexp(1, int(mpmath.floor(mpmath.log(abs(exact), 2))) - 52)
         assert figure == pytest.approx(float(abs(mpmath.mpf(returned) - exact) / unit),
                                        abs=5e-5)
+
+
+@pytest.mark.slow
+def test_band_tail_counts_a_band_whose_largest_error_is_mpmaths():
+    """One block of 2^20 inputs in the band below 1.25: its largest error, recomputed here
+    from the C library's output and mpmath at 200 bits, and the counts falling with the
+    threshold."""
+    import ctypes
+    import ctypes.util
+
+    import mpmath
+
+    if not ctypes.util.find_library("m"):
+        pytest.skip("no C math library to call")
+    out = _run("band-tail.py", "libm:erfc", "erfc", "1.2495", "10", "--bands", "1",
+               "--blocks", "1")
+    row = re.search(r"^\[0x1\.3fc0000000000p\+0, 0x1\.3ffffffffffffp\+0\] +1,048,576 "
+                    r"((?:\d+ +){7})([\d.]+) (\S+)$", out, re.M)
+    assert row, out
+    counts = [int(c) for c in row[1].split()]
+    assert counts == sorted(counts, reverse=True) and counts[0] > 0
+    figure, x = float(row[2]), float.fromhex(row[3])
+    assert 1.2490234375 <= x < 1.25
+    libm = ctypes.CDLL(ctypes.util.find_library("m"))
+    libm.erfc.restype, libm.erfc.argtypes = ctypes.c_double, [ctypes.c_double]
+    with mpmath.workprec(200):
+        exact = mpmath.erfc(mpmath.mpf(x))
+        unit = mpmath.ldexp(1, int(mpmath.floor(mpmath.log(abs(exact), 2))) - 52)
+        assert float(abs(mpmath.mpf(libm.erfc(x)) - exact) / unit) == pytest.approx(
+            figure, abs=1e-3)
