@@ -65,10 +65,15 @@ class Reference:
         if level > LEVELS:
             raise ArithmeticError(f"no expansion of {self.function.name} holds the encodings "
                                   f"of binade {binade}")
-        index = offsets >> np.uint64(FRACTION_BITS - level)
-        cuts = [0, *(np.flatnonzero(index[1:] != index[:-1]) + 1).tolist(), index.shape[0]]
+        shift = FRACTION_BITS - level
+        if int(offsets[0]) >> shift == int(offsets[-1]) >> shift:  # sorted: one segment,
+            cuts, index = [0, offsets.shape[0]], [int(offsets[0]) >> shift]  # the usual case
+        else:
+            index = (offsets >> np.uint64(shift)).tolist()
+            cuts = [0, *(np.flatnonzero(np.diff(offsets >> np.uint64(shift))) + 1).tolist(),
+                    offsets.shape[0]]
         for a, b in itertools.pairwise(cuts):
-            segment = self._expansion(sign, binade, level, int(index[a]))
+            segment = self._expansion(sign, binade, level, index[a])
             if segment is not None:
                 yield level, segment, slice(first + a, first + b)
             else:
@@ -103,10 +108,7 @@ class Reference:
         for a, b in itertools.pairwise(cuts):
             if a == b:
                 continue
-            sign, binade = int(group[a]) >> 11, int(group[a]) & 0x7FF
-            offsets = bits[a:b] & np.uint64((1 << FRACTION_BITS) - 1)
-            start = max(0, self.probe_level(sign, binade) - START_BELOW_PROBE)
-            for _, segment, where in self._descend(sign, binade, offsets, int(rest[a]), start):
+            for segment, where in self._group_segments(bits[a:b], int(rest[a])):
                 _evaluate(segment, xs, where, out)
         if order is not None:
             unsorted = _empty(xs.shape[0])
@@ -114,6 +116,27 @@ class Reference:
                 target[order] = source
             out = unsorted
         return self._sided(x, out)
+
+    def segments(self, x: np.ndarray) -> list[tuple[Expansion, slice]] | None:
+        """Each input's segment, as values() finds it, for inputs sorted by encoding, of one
+        sign and binade, none zero or saturated (a dense block's usual shape); None for
+        any others."""
+        bits = x.view(np.uint64)
+        if (x.shape[0] == 0 or bits[0] >> np.uint64(FRACTION_BITS)
+                != bits[-1] >> np.uint64(FRACTION_BITS) or x[0] == 0 or x[-1] == 0
+                or max(abs(x[0]), abs(x[-1])) >= SATURATION or np.any(bits[1:] < bits[:-1])):
+            return None
+        return list(self._group_segments(bits, 0))
+
+    def _group_segments(self, bits: np.ndarray, first: int) -> Iterator[tuple[Expansion, slice]]:
+        """The segments of sorted encodings of one sign and binade, the first at position
+        ``first``: a descent from the binade's probe level."""
+        group = int(bits[0]) >> FRACTION_BITS  # sign and exponent
+        sign, binade = group >> 11, group & 0x7FF
+        offsets = bits & np.uint64((1 << FRACTION_BITS) - 1)
+        start = max(0, self.probe_level(sign, binade) - START_BELOW_PROBE)
+        for _, segment, where in self._descend(sign, binade, offsets, first, start):
+            yield segment, where
 
     def at_points(self, x: np.ndarray) -> Values:
         """Arb at each input: for inputs too sparse to share a segment."""
@@ -182,12 +205,11 @@ def _factors(step: int) -> tuple[float, float]:
 def _evaluate(e: Expansion, x: np.ndarray, where: slice, out: Columns) -> None:
     """The expansion at x[where], in double-double (the steps design.md bounds): compiled
     where numba is installed, else in NumPy - the same operations in the same order."""
-    f1, f2 = _factors(e.step)
-    compiled = _kernels()
+    compiled = compiled_kernels()
     if compiled is not None:
-        compiled.evaluate(x, where.start, where.stop, e.centre, f1, f2, e.tail,
-                          e.c0[0], e.c0[1], e.c1[1], *e.c1_halves, out[0], out[1])
+        compiled.evaluate(x, where.start, where.stop, *kernel_arguments(e), out[0], out[1])
     else:
+        f1, f2 = _factors(e.step)
         # exact: x and the centre share a binade (Sterbenz) or lie below the normal range,
         # and the powers of two only move the exponent (|t| <= 1)
         t = ((x[where] - e.centre) * f1) * f2
@@ -206,8 +228,13 @@ def _evaluate(e: Expansion, x: np.ndarray, where: slice, out: Columns) -> None:
     out[3][where] = e.bound
 
 
+def kernel_arguments(e: Expansion) -> tuple[Any, ...]:
+    """The expansion as the compiled loops take it (kernels.py)."""
+    return (e.centre, *_factors(e.step), e.tail, e.c0[0], e.c0[1], e.c1[1], *e.c1_halves)
+
+
 @cache
-def _kernels() -> Any:
+def compiled_kernels() -> Any:
     """search/kernels.py where numba is installed, else None (NumPy serves)."""
     try:
         from . import kernels

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .reference import Values
+from .reference import Reference, Values, compiled_kernels, kernel_arguments
 
 QUANTUM_EXPONENT = -1074  # float64's subnormal quantum
 MIN_NORMAL_EXPONENT = -1022
@@ -38,3 +38,18 @@ def ulps(y: np.ndarray, v: Values) -> tuple[np.ndarray, np.ndarray]:
         error = np.abs((ys - np.ldexp(v.hi, shift)) - np.ldexp(v.lo, shift))
     error = np.where(np.isfinite(y), error, np.inf)
     return np.where(np.isnan(error), np.inf, error), np.ldexp(v.bound, shift)
+
+
+
+def fused_ulps(reference: Reference, x: np.ndarray, y: np.ndarray, error: np.ndarray,
+               doubt: np.ndarray) -> bool:
+    """ulps(y, reference.values(x)) written into error and doubt, the same bits, in one
+    compiled loop per segment, so that no value leaves the core's registers: True where
+    numba is installed and the inputs are a whole cell's kind (Reference.segments), else
+    False (some may be written), for the caller to score them the general way."""
+    compiled = compiled_kernels()
+    segments = reference.segments(x) if compiled is not None else None
+    return segments is not None and all(
+        compiled.score(x, y, where.start, where.stop, *kernel_arguments(segment),
+                       segment.scale, segment.bound, error, doubt)
+        for segment, where in segments)

@@ -11,7 +11,7 @@ import numpy as np
 from ..backends import Implementation
 from .cells import Cell
 from .reference import START_BELOW_PROBE, Reference
-from .score import ulps
+from .score import fused_ulps, ulps
 
 KEPT = 4  # candidates a task returns: its largest errors
 # Expansions pay where a segment serves this many inputs at least (one costs as much as
@@ -21,6 +21,10 @@ INPUTS_PER_SEGMENT = 64
 # stay in a core's cache (a whole round at once streams each of them through memory, several
 # times slower). Each input's figure is its own, so the blocks change no bits.
 BLOCK = 1 << 14
+# A cell searched whole goes through the implementation and the fused scoring in blocks of
+# this many inputs: larger blocks stream through memory, smaller ones pay more calls.
+WHOLE_BLOCK = 1 << 15
+GROUP = 1 << 10  # largest(): errors per group whose maximum cuts the candidates
 
 
 @dataclass(frozen=True)
@@ -60,19 +64,22 @@ def _dense(reference: Reference, cell: Cell, samples: int | None) -> bool:
 def largest(error: np.ndarray) -> np.ndarray:
     """The positions of the KEPT largest errors, largest first (ties: the first)."""
     candidates = np.arange(error.shape[0])
-    if error.shape[0] > KEPT * BLOCK:
-        # a cut that costs a pass: the KEPT-th largest of the blocks' maxima, at most the
+    if error.shape[0] > KEPT * GROUP:
+        # a cut that costs a pass: the KEPT-th largest of the groups' maxima, at most the
         # KEPT-th largest error, so every one of the KEPT lies at or above it
-        whole = error.shape[0] // BLOCK * BLOCK
-        maxima = error[:whole].reshape(-1, BLOCK).max(axis=1)
+        whole = error.shape[0] // GROUP * GROUP
+        maxima = error[:whole].reshape(-1, GROUP).max(axis=1)
         candidates = np.flatnonzero(error >= np.partition(maxima, -KEPT)[-KEPT])
     return candidates[np.lexsort((candidates, -error[candidates]))][:KEPT]
 
 
 def evaluate(impl: Implementation, reference: Reference, cells: list[Cell],
              samples: int | None, seed: int) -> list[CellResult]:
-    """Cells of one sample size in one call of the implementation and of each reference
-    (a call per cell would cost more than its inputs' evaluation)."""
+    """Cells of one sample size: sampled ones in one call of the implementation and of each
+    reference (a call per cell would cost more than its inputs' evaluation); whole ones each
+    in blocks, from the implementation's call to the scores."""
+    if samples is None:
+        return [_whole(impl, reference, cell) for cell in cells]
     inputs = [cell.inputs(samples, seed) for cell in cells]
     x = np.concatenate(inputs)
     clock = time.perf_counter()
@@ -84,7 +91,7 @@ def evaluate(impl: Implementation, reference: Reference, cells: list[Cell],
     for block in (slice(a, a + BLOCK) for a in range(0, x.shape[0], BLOCK)):
         for mask, compute in ((dense[block], reference.values),
                               (~dense[block], reference.at_points)):
-            if mask.all():  # the usual block: no copies through a mask
+            if mask.all():  # no copies through a mask
                 error[block], doubt[block] = ulps(y[block], compute(x[block]))
             elif mask.any():
                 error[block][mask], doubt[block][mask] = ulps(y[block][mask],
@@ -93,9 +100,39 @@ def evaluate(impl: Implementation, reference: Reference, cells: list[Cell],
     share = 1 / len(cells)
     results = []
     for cell, a, b in zip(cells, ends[:-1], ends[1:], strict=True):
-        top = a + largest(error[a:b])
-        worst = tuple(Candidate(float(x[i]), float(y[i]), float(error[i]), float(doubt[i]))
-                      for i in top)
+        worst = _candidates(x, y, error, doubt, a + largest(error[a:b]))
         results.append(CellResult(cell, int(b - a), worst, implementation_s * share,
                                   reference_s * share))
     return results
+
+
+def _whole(impl: Implementation, reference: Reference, cell: Cell) -> CellResult:
+    """Every input of the cell, in blocks of WHOLE_BLOCK: each block's inputs, outputs and
+    errors stay in the core's cache, and each block's KEPT largest errors are merged (the
+    same KEPT, ties to the first input, as over the whole cell at once)."""
+    x = cell.inputs(None, 0)
+    implementation_s = reference_s = 0.0
+    kept: list[tuple[Candidate, np.integer]] = []
+    for a in range(0, x.shape[0], WHOLE_BLOCK):
+        block = x[a:a + WHOLE_BLOCK]
+        clock = time.perf_counter()
+        y = np.asarray(impl(block), dtype=np.float64)
+        implementation_s += time.perf_counter() - clock
+        clock = time.perf_counter()
+        error, doubt = np.empty(block.shape[0]), np.empty(block.shape[0])
+        if not fused_ulps(reference, block, y, error, doubt):
+            for b in range(0, block.shape[0], BLOCK):
+                part = slice(b, b + BLOCK)
+                error[part], doubt[part] = ulps(y[part], reference.values(block[part]))
+        top = largest(error)
+        kept += zip(_candidates(block, y, error, doubt, top), a + top, strict=True)
+        reference_s += time.perf_counter() - clock
+    kept.sort(key=lambda k: (-k[0].error, k[1]))
+    return CellResult(cell, x.shape[0], tuple(c for c, _ in kept[:KEPT]), implementation_s,
+                      reference_s)
+
+
+def _candidates(x: np.ndarray, y: np.ndarray, error: np.ndarray, doubt: np.ndarray,
+                at: np.ndarray) -> tuple[Candidate, ...]:
+    return tuple(Candidate(float(x[i]), float(y[i]), float(error[i]), float(doubt[i]))
+                 for i in at)
