@@ -11,7 +11,7 @@ import pytest
 from gelucheck.errors import UsageError
 from gelucheck.functions import get_function
 from gelucheck.search import checkpoint, landmarks, strategy
-from gelucheck.search.cells import Cell, binades
+from gelucheck.search.cells import Cell, binades, sample
 from gelucheck.search.task import Candidate, CellResult, largest
 from gelucheck.sweep.worker import resolve
 
@@ -64,6 +64,21 @@ def test_a_cells_inputs_are_its_own_with_both_ends_and_repeat_with_the_seed():
     small = Cell(0, 1000, 42, 5)
     assert np.array_equal(small.inputs(None, 0).view(np.uint64),
                           np.arange(small.first, small.last + 1, dtype=np.uint64))
+
+
+def test_a_rounds_samples_are_each_cells_own_sorted_uniform_and_without_repeats():
+    cells = [Cell(1, 1023, 10, 77), Cell(0, 1000, 50, 2), Cell(0, 0, 0, 0), Cell(0, 2046, 4, 15)]
+    x, ends = sample(cells, 4096, seed=9)
+    for cell, a, b in zip(cells, ends[:-1], ends[1:], strict=True):
+        bits = np.abs(x[a:b]).view(np.uint64)
+        assert np.array_equal(x[a:b], cell.inputs(4096, seed=9))  # as drawn alone
+        assert np.all(np.diff(bits.astype(np.int64)) > 0)  # sorted, no repeats
+        assert bits[0] == cell.first and bits[-1] == cell.last
+        assert np.all(np.signbit(x[a:b]) == bool(cell.sign))
+        if cell.size > 1 << 20:  # a quarter of the draws in each quarter of the cell, +-10%
+            quarters = np.bincount((bits[1:-1] - np.uint64(cell.first)) * 4 // cell.size)
+            assert np.all(np.abs(quarters - 1024) < 103), quarters
+    assert ends[2] - ends[1] == 4  # a cell of four encodings holds them once each
 
 
 def test_the_subnormal_binade_starts_above_zero():

@@ -59,20 +59,13 @@ class Cell:
                 self.index + 1) if 0 <= i < 1 << self.level]
 
     def inputs(self, samples: int | None, seed: int) -> np.ndarray:
-        """Every input of the cell (``samples`` None), or its two ends and ``samples``
-        encodings drawn uniformly (a generator seeded by the seed and the cell); sorted by
-        encoding, as the reference runs fastest."""
+        """Every input of the cell (``samples`` None), or a sample (sample())."""
         if samples is None:
             magnitudes = np.arange(self.first, self.last + 1, dtype=np.uint64)
-        else:
-            rng = np.random.default_rng([seed, self.sign, self.binade, self.level, self.index])
-            drawn = rng.integers(self.first, self.last, size=samples, endpoint=True,
-                                 dtype=np.uint64)
-            magnitudes = np.unique(np.concatenate(
-                [drawn, np.array([self.first, self.last], dtype=np.uint64)]))
-        if self.sign:
-            magnitudes = magnitudes | SIGN_BIT
-        return magnitudes.view(np.float64)
+            if self.sign:
+                magnitudes = magnitudes | SIGN_BIT
+            return magnitudes.view(np.float64)
+        return sample([self], samples, seed)[0]
 
     def __str__(self) -> str:
         low, high = (np.array([self.first, self.last], dtype=np.uint64)
@@ -83,3 +76,38 @@ class Cell:
 def binades() -> list[Cell]:
     """Every finite, nonzero input: both signs, every binade, as level-0 cells."""
     return [Cell(sign, binade, 0, 0) for sign in (0, 1) for binade in range(BINADES)]
+
+
+def sample(cells: list[Cell], samples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's two ends and ``samples`` encodings drawn uniformly, sorted by encoding
+    (as the reference runs fastest), without repeats, the cells' one after another; and
+    where each cell's start (its position, then the end of all). The draws are a hash of
+    the seed, the cell and the draw's number (splitmix64, in NumPy over every cell of a
+    round at once: a generator seeded per cell costs more than its inputs' evaluation)."""
+    fields = np.array([(c.sign, c.binade, c.level, c.index, c.first, c.last) for c in cells],
+                      dtype=np.uint64).reshape(-1, 6)
+    key = _mix(np.full(len(cells), seed & MASK64, dtype=np.uint64))
+    for column in fields[:, :4].T:
+        key = _mix(key ^ column)
+    first, last = fields[:, 4:5], fields[:, 5:6]
+    draws = _mix(key[:, None] + GOLDEN * np.arange(1, samples + 1, dtype=np.uint64))
+    drawn = first + (draws >> np.uint64(11)) % (last - first + np.uint64(1))
+    magnitudes = np.sort(np.concatenate([first, drawn, last], axis=1), axis=1)
+    kept = np.ones(magnitudes.shape, dtype=bool)
+    kept[:, 1:] = magnitudes[:, 1:] != magnitudes[:, :-1]
+    signs = np.where(fields[:, 0:1] == 1, SIGN_BIT, np.uint64(0))
+    x = (magnitudes | signs)[kept].view(np.float64)
+    return x, np.concatenate([[0], np.cumsum(kept.sum(axis=1))])
+
+
+MASK64 = (1 << 64) - 1
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+def _mix(z: np.ndarray) -> np.ndarray:
+    """splitmix64's finalizer: every bit of z mixed into every bit of the result."""
+    z = z + GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    mixed: np.ndarray = z ^ (z >> np.uint64(31))
+    return mixed

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..backends import Implementation
-from .cells import Cell
+from .cells import Cell, sample
 from .reference import START_BELOW_PROBE, Reference
 from .score import fused_ulps, ulps
 
@@ -80,12 +80,10 @@ def evaluate(impl: Implementation, reference: Reference, cells: list[Cell],
     in blocks, from the implementation's call to the scores."""
     if samples is None:
         return [_whole(impl, reference, cell) for cell in cells]
-    inputs = [cell.inputs(samples, seed) for cell in cells]
-    x = np.concatenate(inputs)
+    x, ends = sample(cells, samples, seed)
     clock = time.perf_counter()
     y = np.asarray(impl(x), dtype=np.float64)
     implementation_s = time.perf_counter() - clock
-    ends = np.cumsum([0, *(len(i) for i in inputs)])
     dense = np.repeat([_dense(reference, c, samples) for c in cells], np.diff(ends))
     error, doubt = np.empty(x.shape[0]), np.empty(x.shape[0])
     for block in (slice(a, a + BLOCK) for a in range(0, x.shape[0], BLOCK)):
