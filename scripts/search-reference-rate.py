@@ -2,7 +2,10 @@
 float64 values per second of erfc (or --function) - Arb's ball at 120 bits point by point (the
 issue's yardstick), the search's own Arb path (192 bits, split into double-double with its
 bound), and the certified expansions on a dense run of consecutive inputs (a whole cell of
-2^20 encodings, as the search takes them) and on inputs spread over 2^-6 of a binade.
+2^20 encodings, as the search takes them) and on inputs spread over 2^-6 of a binade; and a
+whole cell's scoring, where each value and its error in ulps come from one compiled loop (in
+blocks of the search's size; the outputs scored are the values rounded, so that the rate is
+the reference's and the scoring's alone).
 
     python scripts/search-reference-rate.py [--function erfc] [--at 1.2345]
 """
@@ -29,6 +32,8 @@ def main() -> None:
     from gelucheck.functions import get_function
     from gelucheck.reference.arbref import _ball, _precision
     from gelucheck.search.reference import Reference
+    from gelucheck.search.score import fused_ulps
+    from gelucheck.search.task import WHOLE_BLOCK
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--function", default="erfc")
@@ -52,12 +57,23 @@ def main() -> None:
 
     reference = Reference(function)
     reference.values(dense), reference.values(spread)  # expansions built, numba loaded
+    outputs = reference.values(dense)
+    rounded = outputs.hi * 2.0 ** outputs.scale.astype(np.float64)
+    error, doubt = np.empty(WHOLE_BLOCK), np.empty(WHOLE_BLOCK)
+
+    def scored(x):
+        for a in range(0, x.shape[0], WHOLE_BLOCK):
+            if not fused_ulps(reference, x[a:a + WHOLE_BLOCK], rounded[a:a + WHOLE_BLOCK],
+                              error, doubt):
+                raise SystemExit(f"{function.name} near {args.at}: the compiled scoring "
+                                 "did not take it (numba missing, or values it leaves out)")
     rates = {
         "Arb, 120 bits, point by point": rate(arb120, dense[:20000]),
         "the search's Arb path (192 bits, double-double)": rate(
             lambda x: Reference(function).at_points(x), dense[:20000]),
         "expansions, 2^20 consecutive inputs": rate(reference.values, dense),
         "expansions, inputs spread over 2^-6 of a binade": rate(reference.values, spread),
+        "a whole cell's value and error in one loop": rate(scored, dense),
         "the same, each segment built first (cold)": rate(cold, spread, repeat=1),
     }
     base = rates["Arb, 120 bits, point by point"]

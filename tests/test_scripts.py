@@ -140,3 +140,17 @@ def test_band_tail_counts_a_band_whose_largest_error_is_mpmaths():
         unit = mpmath.ldexp(1, int(mpmath.floor(mpmath.log(abs(exact), 2))) - 52)
         assert float(abs(mpmath.mpf(libm.erfc(x)) - exact) / unit) == pytest.approx(
             figure, abs=1e-3)
+
+
+@pytest.mark.slow
+def test_search_reference_rate_prints_each_path_beside_arb():
+    """One rate per path, each as a multiple of Arb's (the figure the issue asks for), the
+    whole cell's fused scoring among them."""
+    out = _run("search-reference-rate.py", "--function", "erfc", "--at", "1.2345")
+    rows = re.findall(r"^  (.+?) +([\d.]+) M values/s +([\d.]+)x Arb$", out, re.M)
+    assert [r[0] for r in rows] == [
+        "Arb, 120 bits, point by point", "the search's Arb path (192 bits, double-double)",
+        "expansions, 2^20 consecutive inputs", "expansions, inputs spread over 2^-6 of a binade",
+        "a whole cell's value and error in one loop",
+        "the same, each segment built first (cold)"]
+    assert rows[0][2] == "1.0" and all(float(r[1]) > 0 for r in rows)

@@ -67,23 +67,27 @@ def _infinite(x):
     return np.full_like(x, np.inf)
 
 
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
 @pytest.mark.parametrize("kernel", [_erfc, _infinite])
-def test_a_whole_cell_in_blocks_keeps_the_largest_errors_of_the_cell_at_once(kernel,
+def test_a_whole_cell_in_blocks_keeps_the_largest_errors_of_the_cell_at_once(kernel, device,
                                                                               monkeypatch):
     """Blocks of WHOLE_BLOCK and their merged candidates against one pass of the general way
     over the cell: the same KEPT inputs, the same figures, ties (an infinite output
-    everywhere) kept for the first inputs."""
+    everywhere) kept for the first inputs; on the CPU a call per block, on another device
+    one call per cell."""
     monkeypatch.setattr(task, "WHOLE_BLOCK", 1 << 12)
     function = get_function("erfc")
     cell = Cell.holding(1.2498, 38)  # 2^14 encodings: four blocks
     x = cell.inputs(None, 0)
     error, doubt = ulps(kernel(x), Reference(function).values(x))
     top = task.largest(error)
-    impl = _Impl(kernel)
+    impl = _Impl(kernel, device)
     for compiled in (True, False):
         if not compiled:
             monkeypatch.setattr(search_reference, "compiled_kernels", lambda: None)
+        impl.calls = 0
         (result,) = task.evaluate(impl, Reference(function), [cell], None, 0)
+        assert impl.calls == (4 if device == "cpu" else 1)
         assert result.evaluated == x.shape[0]
         assert [c.x for c in result.worst] == [float(x[i]) for i in top]
         assert [(c.error, c.doubt) for c in result.worst] == [
@@ -95,8 +99,9 @@ def test_a_whole_cell_in_blocks_keeps_the_largest_errors_of_the_cell_at_once(ker
 
 
 class _Impl:
-    def __init__(self, kernel):
-        self.kernel = kernel
+    def __init__(self, kernel, device):
+        self.kernel, self.device, self.calls = kernel, device, 0
 
     def __call__(self, x):
+        self.calls += 1
         return self.kernel(x.copy())
