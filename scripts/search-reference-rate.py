@@ -59,12 +59,12 @@ def main() -> None:
     reference.values(dense), reference.values(spread)  # expansions built, numba loaded
     outputs = reference.values(dense)
     rounded = outputs.hi * 2.0 ** outputs.scale.astype(np.float64)
-    error, doubt = np.empty(WHOLE_BLOCK), np.empty(WHOLE_BLOCK)
+    error = np.empty(WHOLE_BLOCK)
 
     def scored(x):
         for a in range(0, x.shape[0], WHOLE_BLOCK):
             if not fused_ulps(reference, x[a:a + WHOLE_BLOCK], rounded[a:a + WHOLE_BLOCK],
-                              error, doubt):
+                              error):
                 raise SystemExit(f"{function.name} near {args.at}: the compiled scoring "
                                  "did not take it (numba missing, or values it leaves out)")
     rates = {

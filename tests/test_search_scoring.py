@@ -44,19 +44,17 @@ def test_the_fused_scoring_gives_the_bits_of_the_general_one(name, at, library, 
     reference = Reference(get_function(name))
     x = Cell.holding(at, LEVEL).inputs(None, 0)
     y = _outputs(library, x)
-    error, doubt = np.full(x.shape[0], -1.0), np.full(x.shape[0], -1.0)
-    assert fused_ulps(reference, x, y, error, doubt) == fused
-    expected = ulps(y, reference.values(x))
+    error = np.full(x.shape[0], -1.0)
+    assert fused_ulps(reference, x, y, error) == fused
     if fused:
-        assert np.array_equal(error, expected[0]) and np.array_equal(doubt, expected[1])
+        assert np.array_equal(error, ulps(y, reference.values(x))[0])
 
 
 def test_inputs_that_are_not_a_whole_cells_are_handed_back():
     reference = Reference(get_function("erf"))
     x = Cell.holding(0.3, LEVEL).inputs(None, 0)
-    error, doubt = np.empty(x.shape[0]), np.empty(x.shape[0])
     for unfit in (x[::-1], np.concatenate([x, -x]), np.concatenate([[0.0], x])):
-        assert not fused_ulps(reference, unfit, special.erf(unfit), error, doubt)
+        assert not fused_ulps(reference, unfit, special.erf(unfit), np.empty(unfit.shape[0]))
 
 
 def _erfc(x):

@@ -61,13 +61,15 @@ def _power(k):  # pragma: no cover - compiled
 
 @njit(cache=True, error_model="numpy")
 def score(x, y, start, stop, centre, f1, f2, tail, c0, c0_low, c1_low, a1, a2, scale,
-          bound, error, doubt):  # pragma: no cover - compiled; tests compare it with NumPy's
+          bound, error):  # pragma: no cover - compiled; tests compare it with NumPy's
     """The errors of y[start:stop] in ulps against the expansion, as score.ulps computes them
     from reference.values' (hi, lo): True, or False where an input needs what this loop
     leaves out - a value outside the normal range, one whose side of a power of two the
     function's row decides (reference._sided), a scaling outside a double's exponents - and
     the caller scores the inputs the general way. Without a branch in the loop over the
-    inputs (those cases are gathered into one flag), so that it runs in SIMD lanes."""
+    inputs (those cases are gathered into one flag), so that it runs in SIMD lanes; and
+    without the doubts, which only the kept candidates need (a second stream of stores, at
+    the same offset in its page as the first, stalls the loads: twice the time)."""
     t = np.empty(CHUNK)
     p = np.empty(CHUNK)
     for first in range(start, stop, CHUNK):
@@ -89,7 +91,6 @@ def score(x, y, start, stop, centre, f1, f2, tail, c0, c0_low, c1_low, a1, a2, s
             yi = y[first + j]
             e = abs((yi * _power(min(max(-unit, -1022), 1023)) - hi * into) - lo * into)
             error[first + j] = e if np.isfinite(yi) and not np.isnan(e) else np.inf
-            doubt[first + j] = bound * into
         if outside:
             return False
     return True

@@ -67,13 +67,12 @@ class Reference:
                                   f"of binade {binade}")
         shift = FRACTION_BITS - level
         if int(offsets[0]) >> shift == int(offsets[-1]) >> shift:  # sorted: one segment,
-            cuts, index = [0, offsets.shape[0]], [int(offsets[0]) >> shift]  # the usual case
+            cuts, index = [0, offsets.shape[0]], offsets[:1] >> np.uint64(shift)  # the usual
         else:
-            index = (offsets >> np.uint64(shift)).tolist()
-            cuts = [0, *(np.flatnonzero(np.diff(offsets >> np.uint64(shift))) + 1).tolist(),
-                    offsets.shape[0]]
+            index = offsets >> np.uint64(shift)
+            cuts = [0, *(np.flatnonzero(index[1:] != index[:-1]) + 1).tolist(), index.shape[0]]
         for a, b in itertools.pairwise(cuts):
-            segment = self._expansion(sign, binade, level, index[a])
+            segment = self._expansion(sign, binade, level, int(index[a]))
             if segment is not None:
                 yield level, segment, slice(first + a, first + b)
             else:

@@ -41,9 +41,8 @@ def ulps(y: np.ndarray, v: Values) -> tuple[np.ndarray, np.ndarray]:
 
 
 
-def fused_ulps(reference: Reference, x: np.ndarray, y: np.ndarray, error: np.ndarray,
-               doubt: np.ndarray) -> bool:
-    """ulps(y, reference.values(x)) written into error and doubt, the same bits, in one
+def fused_ulps(reference: Reference, x: np.ndarray, y: np.ndarray, error: np.ndarray) -> bool:
+    """ulps(y, reference.values(x))'s errors written into error, the same bits, in one
     compiled loop per segment, so that no value leaves the core's registers: True where
     numba is installed and the inputs are a whole cell's kind (Reference.segments), else
     False (some may be written), for the caller to score them the general way."""
@@ -51,5 +50,5 @@ def fused_ulps(reference: Reference, x: np.ndarray, y: np.ndarray, error: np.nda
     segments = reference.segments(x) if compiled is not None else None
     return segments is not None and all(
         compiled.score(x, y, where.start, where.stop, *kernel_arguments(segment),
-                       segment.scale, segment.bound, error, doubt)
+                       segment.scale, segment.bound, error)
         for segment, where in segments)

@@ -98,7 +98,8 @@ def evaluate(impl: Implementation, reference: Reference, cells: list[Cell],
     share = 1 / len(cells)
     results = []
     for cell, a, b in zip(cells, ends[:-1], ends[1:], strict=True):
-        worst = _candidates(x, y, error, doubt, a + largest(error[a:b]))
+        at = a + largest(error[a:b])
+        worst = _candidates(x[at], y[at], error[at], doubt[at])
         results.append(CellResult(cell, int(b - a), worst, implementation_s * share,
                                   reference_s * share))
     return results
@@ -117,7 +118,7 @@ def _whole(impl: Implementation, reference: Reference, cell: Cell) -> CellResult
         clock = time.perf_counter()
         outputs = np.asarray(impl(x), dtype=np.float64)
         implementation_s += time.perf_counter() - clock
-    kept: list[tuple[Candidate, np.integer]] = []
+    kept: list[tuple[float, int, float]] = []  # (error, position, output)
     for a in range(0, x.shape[0], WHOLE_BLOCK):
         block = x[a:a + WHOLE_BLOCK]
         clock = time.perf_counter()
@@ -125,20 +126,26 @@ def _whole(impl: Implementation, reference: Reference, cell: Cell) -> CellResult
              else outputs[a:a + WHOLE_BLOCK])
         implementation_s += time.perf_counter() - clock
         clock = time.perf_counter()
-        error, doubt = np.empty(block.shape[0]), np.empty(block.shape[0])
-        if not fused_ulps(reference, block, y, error, doubt):
+        error = np.empty(block.shape[0])
+        if not fused_ulps(reference, block, y, error):
             for b in range(0, block.shape[0], BLOCK):
                 part = slice(b, b + BLOCK)
-                error[part], doubt[part] = ulps(y[part], reference.values(block[part]))
-        top = largest(error)
-        kept += zip(_candidates(block, y, error, doubt, top), a + top, strict=True)
+                error[part] = ulps(y[part], reference.values(block[part]))[0]
+        kept += [(float(error[i]), a + int(i), float(y[i])) for i in largest(error)]
         reference_s += time.perf_counter() - clock
-    kept.sort(key=lambda k: (-k[0].error, k[1]))
-    return CellResult(cell, x.shape[0], tuple(c for c, _ in kept[:KEPT]), implementation_s,
+    clock = time.perf_counter()
+    kept = sorted(kept, key=lambda k: (-k[0], k[1]))[:KEPT]
+    at = np.array([k[1] for k in kept], dtype=np.int64)
+    y = np.array([k[2] for k in kept])
+    # the doubts, which the fused scoring leaves out (and the errors again: the same bits,
+    # each input's segment its own)
+    error, doubt = ulps(y, reference.values(x[at]))
+    reference_s += time.perf_counter() - clock
+    return CellResult(cell, x.shape[0], _candidates(x[at], y, error, doubt), implementation_s,
                       reference_s)
 
 
-def _candidates(x: np.ndarray, y: np.ndarray, error: np.ndarray, doubt: np.ndarray,
-                at: np.ndarray) -> tuple[Candidate, ...]:
-    return tuple(Candidate(float(x[i]), float(y[i]), float(error[i]), float(doubt[i]))
-                 for i in at)
+def _candidates(x: np.ndarray, y: np.ndarray, error: np.ndarray, doubt: np.ndarray
+                ) -> tuple[Candidate, ...]:
+    return tuple(Candidate(*(float(v) for v in c)) for c in zip(x, y, error, doubt,
+                                                                 strict=True))
