@@ -40,7 +40,6 @@ def ulps(y: np.ndarray, v: Values) -> tuple[np.ndarray, np.ndarray]:
     return np.where(np.isnan(error), np.inf, error), np.ldexp(v.bound, shift)
 
 
-
 def fused_ulps(reference: Reference, x: np.ndarray, y: np.ndarray, error: np.ndarray) -> bool:
     """ulps(y, reference.values(x))'s errors written into error, the same bits, in one
     compiled loop per segment, so that no value leaves the core's registers: True where
