@@ -10,11 +10,13 @@ of the rounds), and the wall of a round.
     scripts/sweep-ab.py torch:F.gelu gelu 4 KNOWN_SPAN=2^19 KNOWN_SPAN=2^20
     scripts/sweep-ab.py torch:F.gelu+scipy:x*ndtr gelu 8 COMPILED_BLOCK=2^17 COMPILED_BLOCK=2^18
     WORKERS=1 scripts/sweep-ab.py torch:F.gelu gelu 1 KNOWN_SPAN=2^19 KNOWN_SPAN=2^20
+    scripts/sweep-ab.py torch:erf erf 1 replay.MEMORY=0 replay.MEMORY=2^27
 
 SPEC: backend:name, several joined by +; EVERY (4 here): one task of 2^24 in EVERY; each
-setting: NAME=VALUE[,NAME=VALUE], names of gelucheck.sweep.chunk's module constants, values
-integers or 2^k. WORKERS (environment): processes, default 2 (the sweep's default is one per
-core)."""
+setting: NAME=VALUE[,NAME=VALUE], names of gelucheck.sweep.chunk's module constants (or
+MODULE.NAME, of another module of gelucheck.sweep), values integers or 2^k. WORKERS
+(environment): processes, default 2 (the sweep's default is one per core)."""
+import importlib
 import multiprocessing
 import os
 import statistics
@@ -28,12 +30,24 @@ ROUNDS = 3
 _WORKER = {}
 
 
+def _module(name: str):
+    """(the module of gelucheck.sweep a setting names, the constant's name)."""
+    module, dot, constant = name.rpartition(".")
+    if not dot:
+        return chunk, constant
+    try:
+        return importlib.import_module(f"gelucheck.sweep.{module}"), constant
+    except ImportError:
+        raise SystemExit(f"{name}: no module gelucheck.sweep.{module}") from None
+
+
 def parse(setting: str) -> dict:
     out = {}
     for item in setting.split(","):
         name, _, value = item.partition("=")
-        if not hasattr(chunk, name):
-            raise SystemExit(f"{name}: not a setting of gelucheck.sweep.chunk")
+        module, constant = _module(name)
+        if not hasattr(module, constant):
+            raise SystemExit(f"{name}: not a setting of {module.__name__}")
         base, caret, power = value.partition("^")
         out[name] = int(base) ** int(power) if caret else int(value)
     return out
@@ -42,7 +56,7 @@ def parse(setting: str) -> dict:
 def _start(spec: str, function_name: str, config: dict) -> None:
     worker._tune_process()
     for name, value in config.items():
-        setattr(chunk, name, value)
+        setattr(*_module(name), value)
     function = get_function(function_name)
     _WORKER["impls"] = [i for one in spec.split("+") for i in
                         worker.resolve({"kind": "builtin", "impl": one, "function": function.name})]

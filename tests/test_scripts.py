@@ -48,10 +48,15 @@ def test_sweep_ab_runs_each_setting_in_its_workers():
 
 
 @pytest.mark.slow  # a process of its own
-def test_sweep_ab_refuses_an_unknown_setting():
+@pytest.mark.parametrize(("setting", "said"), [
+    ("SPAN=2^19", "SPAN: not a setting of gelucheck.sweep.chunk"),
+    ("replay.SPAN=1", "replay.SPAN: not a setting of gelucheck.sweep.replay"),
+    ("nowhere.SPAN=1", "nowhere.SPAN: no module gelucheck.sweep.nowhere"),
+])
+def test_sweep_ab_refuses_an_unknown_setting(setting, said):
     done = subprocess.run([sys.executable, str(SCRIPTS / "sweep-ab.py"), "torch:F.gelu", "gelu",
-                           "48", "SPAN=2^19"], text=True, capture_output=True, timeout=120)
-    assert done.returncode != 0 and "SPAN: not a setting of gelucheck.sweep.chunk" in done.stderr
+                           "48", setting], text=True, capture_output=True, timeout=120)
+    assert done.returncode != 0 and said in done.stderr
 
 
 @pytest.mark.slow

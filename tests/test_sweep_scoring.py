@@ -104,14 +104,14 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
     without any float64 pass; whether or not the shortcut is taken, the block's figures are
     those of measuring every input (scoring.dense_figures) - exactly where the errors are
     zero, to the float64 reference's accuracy (2^-16 ulp an input) near zero."""
-    calls = []
-    values = reference.values
-    monkeypatch.setattr(reference, "values", lambda *a, **k: calls.append(1) or
-                        values(*a, **k))
     start = {**EXACT_PART_BLOCKS, **TINY_BLOCKS}[where]
     bits = np.arange(start, start + chunk.BLOCK, dtype=np.uint32)
     x = bits.view(np.float32)
-    v, unit, _ = values(function, x, monotone=True)
+    v, unit, _ = reference.values(function, x, monotone=True)
+    calls = []  # the block's reference, computed or not
+    computed = reference.values_and_doubts
+    monkeypatch.setattr(reference, "values_and_doubts", lambda *a, **k: calls.append(1) or
+                        computed(*a, **k))
     y = v.astype(np.float32)
     if outputs == "one-off":
         y[123] = np.nextafter(y[123], np.float32(np.inf))

@@ -14,7 +14,7 @@ from ..backends import Implementation, ImplementationError
 from ..checks.regions import REGIONS
 from ..formats import FLOAT32
 from ..functions import Function, get_function
-from . import reference
+from . import reference, replay
 from .inputs import KNOWN_SPAN, Call, Inputs, Run, call, encodings
 from .known import Known, is_known, known_part
 from .scoring import Regions, Rounded, dense_figures, known_figures
@@ -122,6 +122,7 @@ class _Reference:
         self.function, self.bits, self.start, self.inputs = function, bits, start, inputs
         self.seconds, self.n_slow = setup_s, 0
         self._values: tuple[np.ndarray, np.ndarray] | None = None
+        self.doubts = np.zeros(0, dtype=np.int64)  # the inputs resolved
 
     def values(self) -> tuple[np.ndarray, np.ndarray]:
         if self._values is None:
@@ -129,11 +130,21 @@ class _Reference:
             if self.inputs is not None and self.inputs.holds is not None:  # the last guard
                 encodings(self.start, self.start + len(self.bits), self.bits)  # wrote the
                 self.inputs.holds = None  # next block's inputs: this block's again
-            v, unit, self.n_slow = reference.values(self.function, self.bits.view(np.float32),
-                                             monotone=True)
-            self._values = v, unit
+            v, unit, self.doubts = reference.values_and_doubts(
+                self.function, self.bits.view(np.float32), monotone=True)
+            self._values, self.n_slow = (v, unit), len(self.doubts)
             self.seconds += time.perf_counter() - begun
         return self._values
+
+    def replayed(self, key: str, y: np.ndarray) -> ImplStats | None:
+        """replay.replayed's figures for y, its proofs counted as the reference's."""
+        begun = time.perf_counter()
+        out = replay.replayed(self.function, key, self.start, y)
+        self.seconds += time.perf_counter() - begun
+        if out is None:
+            return None
+        self.n_slow = out.proven  # the same inputs whichever implementation replays
+        return out.stats
 
 
 class _BlockScorer:
@@ -143,9 +154,9 @@ class _BlockScorer:
     in bit space first where several implementations share the rounded results."""
 
     def __init__(self, reference: _Reference, regions: Regions, known: Known | None,
-                 run: Run, inputs: Inputs | None, alone: bool):
+                 run: Run, inputs: Inputs | None, alone: bool, replayable: bool):
         self.reference, self.regions, self.known, self.run = reference, regions, known, run
-        self.inputs, self.alone = inputs, alone
+        self.inputs, self.alone, self.replayable = inputs, alone, replayable
         self.rounded: Rounded | None = None  # the correctly rounded results, once needed
         self.scored: list[tuple[np.ndarray, ImplStats]] = []  # (outputs, their figures)
 
@@ -153,14 +164,17 @@ class _BlockScorer:
         """Whether the array holds the next block's inputs already (the last guard's)."""
         return self.inputs is not None and self.inputs.holds is not None
 
-    def score(self, y: np.ndarray, x: np.ndarray, keep: bool) -> ImplStats:
-        """The figures of outputs y of inputs x (``keep``: a later one may alias them)."""
+    def score(self, y: np.ndarray, x: np.ndarray, key: str, keep: bool) -> ImplStats:
+        """The figures of outputs y of inputs x by the implementation ``key`` (``keep``: a
+        later one may alias them)."""
         start = self.run.start
         if self.known is not None and (self.known.matches_run(y, start) if self._rewritten()
                                        else self.known.matches(y, x)):  # (NumPy's reads x)
             return known_figures(self.known, self.run, start, self.regions[0][0])
         if same := next((stats for seen, stats in self.scored if _same(y, seen)), None):
             return same  # |y - exact| alike (±0 too)
+        if self.replayable and (replayed := self.reference.replayed(key, y)) is not None:
+            return replayed
         v, unit = self.reference.values()
         if self.alone:  # nothing to share: the bit-space pass would only add to the cost
             stats = dense_figures(y, v, unit, start, self.regions)
@@ -168,6 +182,9 @@ class _BlockScorer:
             self.rounded = self.rounded or Rounded(v, unit, start, self.regions)
             stats = self.rounded.score(y)
         stats = replace(stats, exact=float(v[stats.whole.worst_bits - start]))
+        if self.replayable:
+            replay.remember(self.reference.function, key, start, y, stats,
+                            self.reference.doubts, v, unit)
         if keep:
             self.scored.append((y, stats))
         return stats
@@ -190,11 +207,13 @@ def evaluate_block(impls: Sequence[Implementation], function: Function, start: i
     # right, |x| < 2^-25), an implementation that returns the correctly rounded results needs
     # no float64 pass: the reference is computed only for the others
     known = known_part(function, x) if len(regions) == 1 else None
+    # where an earlier binade's block may be replayed (replay.py), the reference waits too
+    replayable = len(regions) == 1 and replay.applies(function, start, stop)
     ref = _Reference(function, bits, start, inputs, time.perf_counter() - clock)
-    if known is None:
+    if known is None and not replayable:
         ref.values()
     scorer = _BlockScorer(ref, regions, known, Run(start, stop - start), inputs,
-                          alone=len(impls) == 1)
+                          alone=len(impls) == 1, replayable=replayable)
     outcomes: dict[str, Outcome] = {}
     for position, impl in enumerate(impls, 1):
         last = position == len(impls)
@@ -208,7 +227,7 @@ def evaluate_block(impls: Sequence[Implementation], function: Function, start: i
                 inputs.holds = None
             continue
         checking, reference_s = time.perf_counter(), ref.seconds
-        stats = scorer.score(made.y, x, keep=not last)
+        stats = scorer.score(made.y, x, key_of(impl), keep=not last)
         # the reference's time, if it was computed for this one, is its own, not the check's
         check_s = time.perf_counter() - checking - (ref.seconds - reference_s)
         outcomes[key_of(impl)] = replace(

@@ -27,6 +27,7 @@ DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for norma
 # reach their limits for good: |erf| >= 6 is 1 - 2.2e-17 inside (-1, 1), erfc from 12 on is
 # below 2^-200 (TAIL_FLOOR), erfc <= -6 is 2 less 2.2e-17 - kept just inside, on their side.
 TWO_OVER_SQRT_PI = 2 / math.sqrt(math.pi)
+ERF_TINY = 2.0**-30  # below it erf is 2x/√π to 2^-61 relative (the next term, x²/3)
 ERF_FAR = 6.0
 ERFC_RIGHT = 12.0
 TWO_DOWN = 2.0 - 2.0**-52

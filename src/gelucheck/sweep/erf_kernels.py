@@ -9,6 +9,7 @@ from numba import njit
 
 from .constants import (
     ERF_FAR,
+    ERF_TINY,
     ERFC_RIGHT,
     ONE_DOWN,
     ONE_UP,
@@ -18,7 +19,7 @@ from .constants import (
 )
 from .kernels import ONE_BITS, QUANTUM, SMALLEST_NORMAL, _judge, _judge_below
 
-TINY = 2.0**-30  # below it erf is 2x/√π to 2^-61 relative (the next term, x²/3)
+TINY = ERF_TINY
 # |x| < SERIES_EDGE: erf = 2x/√π·S(x²), S(t) = Σ (-t)^n / (n!(2n+1)), highest term first; the
 # first left out, t^8/(8!·17), is below 2^-67 of S there. No library call: the loop
 # vectorizes, and most of the middle's encodings lie here.

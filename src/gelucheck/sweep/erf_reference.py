@@ -13,13 +13,17 @@ from ..errors import UsageError
 from ..formats import FLOAT32
 from ..functions import ERF, ERFC, Function
 from . import loops
-from .constants import ERF_FAR, ERFC_RIGHT, TAIL_FLOOR
+from .constants import ERF_FAR, ERF_TINY, ERFC_RIGHT, TAIL_FLOOR, TWO_OVER_SQRT_PI
 from .reference import SweepSpec
 
 FUNCTIONS = (ERF, ERFC)  # what its loops compute (the rows name this module)
 # |erf| >= ERF_FAR is 1 - 2.2e-17 inside (-1, 1); erfc from ERFC_RIGHT on is below 2^-200
-# (TAIL_FLOOR), erfc <= -ERF_FAR is 2 less 2.2e-17: closed forms there, no tiny part
-SPECS = {ERF: SweepSpec(-ERF_FAR, ERF_FAR), ERFC: SweepSpec(-ERF_FAR, ERFC_RIGHT)}
+# (TAIL_FLOOR), erfc <= -ERF_FAR is 2 less 2.2e-17: closed forms there, no tiny part. Below
+# ERF_TINY erf's v is 2x/√π in float64 (tiny_block), whose product, unit and doubt scale with
+# x's binade exactly: those blocks replay an earlier binade's (sweep/replay.py)
+SPECS = {ERF: SweepSpec(-ERF_FAR, ERF_FAR, scaled_below=ERF_TINY,
+                       scaled_slope=TWO_OVER_SQRT_PI),
+         ERFC: SweepSpec(-ERF_FAR, ERFC_RIGHT)}
 # The float64 value's error, relative, that the doubt test allows: glibc documents its
 # double erf and erfc within 1 and 2 ulps (2^-52, 2^-51) on x86_64; check_library holds the
 # library in use within BOUND / CHECK_MARGIN at every stored float32 sample.

@@ -43,6 +43,13 @@ def _as_int32(typingctx, src):
 
 
 @intrinsic
+def _as_float32(typingctx, src):
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], ir.FloatType())
+    return types.float32(types.uint32), codegen
+
+
+@intrinsic
 def _as_int(typingctx, src):
     def codegen(context, builder, signature, args):
         return builder.bitcast(args[0], ir.IntType(64))
@@ -723,4 +730,16 @@ def consecutive(bits, first):
     bad = np.uint32(0)
     for i in range(bits.shape[0]):
         bad |= bits[i] ^ (first + np.uint32(i))
+    return bad == 0
+
+
+@njit(cache=True, nogil=True)
+def near_product(bits, first, slope, delta):
+    """Whether bits[i] is the encoding of the float32 product slope·x_i plus delta[i], x_i
+    the input of encoding first + i, at every i: a block's outputs against a source's
+    (sweep/replay.py), which keeps a byte an output instead of four."""
+    bad = np.uint32(0)
+    for i in range(bits.shape[0]):
+        product = _as_int32(_as_float32(first + np.uint32(i)) * slope)
+        bad |= bits[i] ^ np.uint32(product + np.int32(delta[i]))  # modulo 2^32
     return bad == 0

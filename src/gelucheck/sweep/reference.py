@@ -38,6 +38,10 @@ class SweepSpec:
     tiny_slope: float = 0.0
     tiny_power: int = 0
     taylor: float | None = None  # x·(1/2 + taylor·x) for |x| < 2^-30 (the GELU forms)
+    # normal |x| below it: v, unit and doubt at m·2^e are those at m·2^e0 scaled, exactly
+    # (0: no such part; sweep/replay.py); the results there lie near scaled_slope·x
+    scaled_below: float = 0.0
+    scaled_slope: float = 0.0
 
 
 class SweepReference(Protocol):
@@ -111,13 +115,20 @@ def values(function: str | Function, x: np.ndarray,
     value was uncertain.
     Fastest for a monotone x (a run of encodings of one sign: say so with ``monotone``, which
     skips the check); any order is accepted."""
+    v, unit, slow = values_and_doubts(function, x, monotone)
+    return v, unit, len(slow)
+
+
+def values_and_doubts(function: str | Function, x: np.ndarray,
+                      monotone: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """values, with the indices of the inputs resolved rather than their count."""
     function = get_function(function)
     module = module_of(function)
     if monotone and (block := module.compiled_run(function, x)) is not None:
         v, unit, doubt = block
         slow = np.flatnonzero(doubt) if doubt.any() else _NONE  # any() is the cheaper test
         resolve_all(function, x, slow, v, unit)
-        return v, unit, len(slow)
+        return v, unit, slow
     x64 = x.astype(np.float64)
     descending = len(x64) > 1 and x64[0] > x64[-1]
     order = None
@@ -137,7 +148,15 @@ def values(function: str | Function, x: np.ndarray,
     if descending:
         # copied in x's order: the comparison's passes over a reversed view were slower
         v, unit = np.ascontiguousarray(v[::-1]), np.ascontiguousarray(unit[::-1])
-    return v, unit, len(slow)
+    slow = order[slow] if order is not None else slow  # in x's own order
+    return v, unit, np.sort(len(x64) - 1 - slow if descending else slow)
+
+
+def proven(function: Function, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(v, unit) at float32 inputs x, each resolved (Arb or mpmath) as a doubt is."""
+    v, unit = np.empty(len(x)), np.empty(len(x))
+    resolve_all(function, x, np.arange(len(x)), v, unit)
+    return v, unit
 
 
 def one_compiled_run(function: Function, a: float, b: float) -> bool:
@@ -175,4 +194,5 @@ def warm(functions: Iterable[str | Function] | None = None) -> float | None:
     compiled.encodings(bits, np.uint32(1))
     compiled.consecutive(bits, np.uint32(1))
     compiled.consecutive_then(bits, np.uint32(1), np.uint32(3))
+    compiled.near_product(bits, np.uint32(1), np.float32(1), np.zeros(2, dtype=np.int8))
     return time.perf_counter() - begun
