@@ -1,6 +1,8 @@
 """The exhaustive float32 sweep of erf and erfc: its fast reference within its bound, the
 figures of a sweep equal to mpmath's, input for input, at every edge of the reference, and
 a clear refusal where the reference cannot be trusted."""
+import math
+
 import mpmath
 import numpy as np
 import pytest
@@ -9,7 +11,7 @@ from gelucheck.backends import find, load_user
 from gelucheck.cli import main
 from gelucheck.errors import UsageError
 from gelucheck.functions import ERF, ERFC, get_function
-from gelucheck.sweep import chunk, erf_reference, loops, stats
+from gelucheck.sweep import chunk, erf_reference, loops, phi_table, stats
 from sweep_support import plain
 
 pytest.importorskip("numba", reason="the erf family's sweep reference is compiled (numba)")
@@ -51,12 +53,35 @@ def test_the_library_check_passes_here_and_says_where_it_is_worst(function):
     assert np.isfinite(at)
 
 
-def test_a_library_beyond_the_bound_is_refused_before_any_work(monkeypatch, capsys):
+@pytest.mark.parametrize(("function", "backend", "middle"), [
+    ("erf", "libm:erff", "erf's fit (phi_table.ERF)"),
+    ("erfc", "libm:erfcf", "the C library's double erfc"),
+])
+def test_a_reference_beyond_the_bound_is_refused_before_any_work(monkeypatch, capsys,
+                                                                  function, backend, middle):
     monkeypatch.setattr(erf_reference, "library_error", lambda f: (2.0**-40, 1.5))
-    assert main(["sweep", "--backend", "libm:erff", "--function", "erf", "--range",
+    assert main(["sweep", "--backend", backend, "--function", function, "--range",
                  "3f800000:3f800010", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "C library" in err and "x = 1.5" in err
+    assert middle in err and "x = 1.5" in err
+
+
+def test_erfs_fit_is_within_2_to_the_minus_51_on_every_interval():
+    """erf's middle, 1/8 <= |x| < 6, comes from phi_table.ERF (erf_kernels.erf_fit_block):
+    against mpmath, 40 float32 inputs across each of its 24 intervals, the float32s either
+    side of each edge, both signs - within 2^-51 relative, 32 times inside the sweep's bound
+    (its check allows 16 times)."""
+    magnitudes = [np.float32(0.125), np.nextafter(np.float32(6.0), np.float32(0))]
+    for k in range(phi_table.ERF.intervals):
+        lo, hi = max(k * phi_table.INTERVAL, 0.125), (k + 1) * phi_table.INTERVAL
+        magnitudes += list(np.linspace(lo, hi, 40, endpoint=False).astype(np.float32))
+        edge = np.float32(hi)
+        magnitudes += [np.nextafter(edge, np.float32(0)), edge]
+    magnitudes = np.unique(np.array(magnitudes, dtype=np.float32))
+    magnitudes = magnitudes[magnitudes < 6.0]
+    x = np.sort(np.concatenate([-magnitudes, magnitudes]))
+    worst = _relative_errors("erf", x).max()
+    assert worst <= 2.0**-51, math.log2(worst)
 
 
 def test_without_numba_the_erf_sweep_is_refused_with_the_reason(monkeypatch):
@@ -74,6 +99,7 @@ EDGES = {
     "erf float64 1": ("erf", _F32(5.9215) - 512), "erf at 6": ("erf", _F32(6.0) - 512),
     "erf -1": ("erf", _F32(-3.9192) - 512), "erf series edge": ("erf", _F32(0.125) - 512),
     "erf -series edge": ("erf", _F32(-0.125) - 512),
+    "erf fit edge": ("erf", _F32(1.25) - 512), "erf -fit edge": ("erf", _F32(-2.75) - 512),
     "erfc series edge": ("erfc", _F32(0.125) - 512),
     "erfc -series edge": ("erfc", _F32(-0.125) - 512),
     "erfc at 2^-30": ("erfc", _F32(2.0**-30) - 512),

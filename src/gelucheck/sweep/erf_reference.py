@@ -1,8 +1,9 @@
 """The sweep's fast float64 reference for erf and erfc (docs/design.md, The sweep of erf and
-erfc): the C library's double erf and erfc in a compiled loop (sweep/erf_kernels.py), whose
-error this module checks against the stored mpmath values before a sweep relies on it, with
-Arb (or mpmath) for the inputs whose float64 value lies too close to a float32 rounding
-boundary for BOUND - as for Φ."""
+erfc): compiled loops (sweep/erf_kernels.py) - erf's series and, from |x| = 1/8, its fit
+(phi_table.ERF); erfc's middle from the C library's double erfc -, whose error this module
+checks against the stored mpmath values before a sweep relies on it, with Arb (or mpmath)
+for the inputs whose float64 value lies too close to a float32 rounding boundary for BOUND -
+as for Φ."""
 from __future__ import annotations
 
 from functools import cache
@@ -12,7 +13,7 @@ import numpy as np
 from ..errors import UsageError
 from ..formats import FLOAT32
 from ..functions import ERF, ERFC, Function
-from . import loops
+from . import loops, phi_table
 from .constants import ERF_FAR, ERF_TINY, ERFC_RIGHT, TAIL_FLOOR, TWO_OVER_SQRT_PI
 from .reference import SweepSpec
 
@@ -29,6 +30,10 @@ SPECS = {ERF: SweepSpec(-ERF_FAR, ERF_FAR, scaled_below=ERF_TINY,
 # library in use within BOUND / CHECK_MARGIN at every stored float32 sample.
 BOUND = 2.0**-46
 CHECK_MARGIN = 16
+if phi_table.ERF.intervals * phi_table.INTERVAL != ERF_FAR:  # erf's fit reaches the far part
+    raise RuntimeError("phi_table.ERF must end at ERF_FAR")
+# where each function's middle (SERIES_EDGE <= |x|, short of the closed forms) comes from
+MIDDLE = {ERF: "erf's fit (phi_table.ERF)", ERFC: "the C library's double erfc"}
 
 
 def require(function: Function) -> None:
@@ -42,10 +47,10 @@ def require(function: Function) -> None:
     worst, at = library_error(function)
     if worst > BOUND / CHECK_MARGIN:
         raise UsageError(
-            f"no exhaustive sweep of {function.name} with this C library: its double "
-            f"{function.name} errs by {worst:.3g} (relative) at x = {at!r} of the stored "
-            f"float32 samples, beyond the {BOUND / CHECK_MARGIN:.3g} the sweep's proof allows "
-            "(docs/design.md, The sweep of erf and erfc)")
+            f"no exhaustive sweep of {function.name} here: its float64 reference "
+            f"({MIDDLE[function]} from |x| = 1/8 on) errs by {worst:.3g} (relative) at x = "
+            f"{at!r} of the stored float32 samples, beyond the {BOUND / CHECK_MARGIN:.3g} the "
+            "sweep's proof allows (docs/design.md, The sweep of erf and erfc)")
 
 
 @cache
@@ -132,6 +137,32 @@ def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -
             compiled.tiny_block(part[0], complement, BOUND, subnormal, *part[2:])
         elif k in (1, 3):
             compiled.series_block(part[0], complement, *part[1:])
+        elif complement:
+            compiled.erfc_block(*part)
         else:
-            (compiled.erfc_block if complement else compiled.erf_block)(*part)
+            _erf_middle(*part)
     return doubt
+
+
+# |x| where each interval of phi_table.ERF ends, the last at ERF_FAR
+_FIT_EDGES = [(k + 1) * phi_table.INTERVAL for k in range(phi_table.ERF.intervals)]
+
+
+def _erf_middle(x: np.ndarray, bound: float, v: np.ndarray, unit: np.ndarray,
+                doubt: np.ndarray) -> None:
+    """erf at inputs of one sign with |x| >= SERIES_EDGE (|x| monotone): from erf's fit,
+    interval by interval, below ERF_FAR; its closed form (erf_block) from there on."""
+    compiled = loops.erf_kernels()
+    cuts = [0, *phi_table.magnitude_cuts(x, _FIT_EDGES), len(x)]
+    intervals = range(len(_FIT_EDGES) + 1)  # the last: |x| >= ERF_FAR
+    if x[0] < 0:  # |x| descends along x
+        intervals = intervals[::-1]
+    rows = phi_table.ERF.rows()
+    for k, a, b in zip(intervals, cuts[:-1], cuts[1:]):
+        if b <= a:
+            continue
+        if k == len(_FIT_EDGES):
+            compiled.erf_block(x[a:b], bound, v[a:b], unit[a:b], doubt[a:b])
+        else:
+            compiled.erf_fit_block(x[a:b], rows[k], phi_table.centre(k), bound, v[a:b],
+                                   unit[a:b], doubt[a:b])

@@ -483,10 +483,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     bounds: list[int] = [0, len(x)]
     if first != last:
         edges = [_piece_start(p) for p in range(min(first, last) + 1, max(first, last) + 1)]
-        found = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
-        if x[0] < 0:  # |x| descends along x: cut positions from the other end
-            found = len(x) - found[::-1]
-        bounds = [0, *found.tolist(), len(x)]
+        bounds = [0, *phi_table.magnitude_cuts(x, edges), len(x)]
     ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
     gelu = function == GELU
     series = loops.kernels().SERIES_PIECES

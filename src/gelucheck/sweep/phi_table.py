@@ -7,6 +7,9 @@
   Φ down to -5 (DIRECT_LEFT), and absolute below 2^-86 beyond, where it serves only
   1 - Φ(-x) for x > 0. phi_direct needs no exponential: twice as fast where it serves
   (docs/design.md, The sweep).
+- erf(|x|), degree 13, on the 24 intervals up to |x| = 6 (ERF_FAR): error below 2^-67 of
+  erf from |x| = 1/8 on, where it serves erf's sweep instead of the C library's scalar
+  calls (erf_kernels.erf_fit_block; docs/design.md, The sweep of erf and erfc).
 
 Fitting takes seconds, so the rows are stored in data/ with a digest (rewritten by
 scripts/fit-phi-rows.py) and checked on load."""
@@ -86,7 +89,19 @@ def _load(path: Path, terms: int, intervals: int) -> np.ndarray:
 
 R = Table(DATA / "phi_rows.json", 12, 80, lambda x: mpmath.ncdf(x) / mpmath.npdf(x))
 PHI = Table(DATA / "phi_direct_rows.json", 14, 36, mpmath.ncdf)
-TABLES = (R, PHI)
+ERF = Table(DATA / "erf_rows.json", 14, 24, lambda x: mpmath.erf(-x))  # erf(|x|) at x = -|x|
+TABLES = (R, PHI, ERF)
+
+
+def magnitude_cuts(x: np.ndarray, edges: list[float]) -> list[int]:
+    """Where a monotone run of one sign crosses each edge of |x| (ascending): the index of its
+    first input with |x| >= edge along |x|'s direction - x's order where x >= 0, the reverse
+    where x < 0 (|x| descends along x): the positions, in x's order, that split it into runs
+    between consecutive edges."""
+    found = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
+    if x[0] < 0:  # |x| descends along x: cut positions from the other end
+        found = len(x) - found[::-1]
+    return found.tolist()
 # phi_direct serves x < 0 down to here: below, Φ's fit drifts from Φ relative to its size
 # (2^-64 down to -5, 2^-56 at -6.75)
 DIRECT_LEFT = 5.0
