@@ -356,6 +356,50 @@ def test_the_sweep_line_is_said_where_the_sweep_is_worse_better_or_unrecorded():
                "sweep --write-budgets")
 
 
+# -- a sweep or search with no budget at all: held to the stated default -------------------
+
+USER = Identity("user", "mymod:gelu", "gelu", "float32")
+
+
+@pytest.mark.parametrize(("max_ulp", "default", "failed"), [
+    (0.4, 0.5, False), (0.5, 0.5, False), (0.5000001, 0.5, True), (3.0, 0.5, True),
+    (3.0, 4.0, False)])
+def test_a_sweep_with_no_budget_is_held_to_the_default(max_ulp, default, failed):
+    s = built.sweep(_figures(max_ulp, {"x<-5": max_ulp}), of=USER, span=RANGE)
+    budgets = Budgets(defects=DEFECTS, default_max_ulp=default)
+    got, line = judge.sweep_line(s, budgets)
+    assert got is failed
+    held = f"{s.label}: no budget recorded, so held to the default max ulp {default:g}: "
+    found = f"{max_ulp:.4g} (x = -6.0, 0xc0c00000)"
+    assert line.startswith(held + (f"{found} > {default:g}" if failed else
+                                   f"{found}, within it"))
+    assert line.endswith("record its budget with gelucheck budgets --write FILE, then its "
+                         "sweep with --write-budgets FILE")
+
+
+def test_a_sweep_or_search_with_no_budget_that_failed_fails():
+    s = built.sweep(None, of=USER, span=RANGE, failure=Failure("died"))
+    assert judge.sweep_line(s, Budgets()) == (
+        True, f"{s.label}: no budget recorded, so held to the default max ulp 0.5: could not "
+              "be measured: died")
+
+
+def test_a_search_with_no_budget_is_held_to_the_default_as_a_lower_bound():
+    of = Identity("user", "mymod:erf", "erf", "float64")
+    failed, line = judge.search_line(built.search(1.25, of=of), Budgets())
+    assert failed and "no budget recorded, so held to the default max ulp 0.5: at least 1.25" \
+        " (x = -0.055078512738165414, -0x1.c334035d8715cp-5) > 0.5; record its budget" in line
+    assert line.endswith("then its search with --write-budgets FILE")
+    assert judge.search_line(built.search(0.25, of=of), Budgets())[0] is False
+
+
+def test_an_implementation_recorded_without_a_sweep_is_told_to_record_one():
+    """Its entry exists (a backend's shipped figures on samples): no comparable sweep is
+    said, not gated, and not held to the default (its sample budget is its own)."""
+    failed, line = judge.sweep_line(_sweep(max_ulp=3.0), _budgets(max_ulp=1.0))
+    assert not failed and "no sweep budget over" in line
+
+
 # -- results the function cannot have -----------------------------------------------------
 
 def test_impossible_results_are_counted_against_the_budget_where_measured():

@@ -190,3 +190,19 @@ def test_without_arb_the_search_is_refused_naming_the_extra(monkeypatch, capsys)
     monkeypatch.setattr(arbref, "available", lambda: False)
     assert main(["search", "--backend", "scipy", "--function", "erf"]) == 2
     assert "pip install 'gelucheck[search]'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_a_search_gate_holds_an_implementation_with_no_budget_to_the_default(tmp_path, capsys):
+    """Not passed unjudged: an erf that returns +inf everywhere, with no budget at all, fails
+    the gate against the stated default; a correctly rounded one passes it."""
+    empty = tmp_path / "b.toml"
+    empty.write_text("")
+    argv = ["search", "--function", "erf", "--no-progress", "--evaluations", "1",
+            "--workers", "1", "--budgets", str(empty)]
+    assert main([*argv, "--impl", "search_impls:erf_infinite"]) == 1
+    out = capsys.readouterr().out
+    assert ("BUDGET search user:search_impls:erf_infinite erf float64: no budget recorded, so "
+            "held to the default max ulp 0.5: at least inf") in out
+    assert main([*argv, "--impl", "search_impls:erf_correctly_rounded"]) == 0
+    assert "within it" in capsys.readouterr().out

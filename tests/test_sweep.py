@@ -200,6 +200,38 @@ def test_the_exhaustive_pytest_items_are_a_gate_too(tmp_path, monkeypatch, reque
     assert "FAILED sweep user:sweep_impls:maybe_planted gelu float32" in planted.stdout
 
 
+def test_a_sweep_gate_holds_an_implementation_with_no_budget_to_the_default(tmp_path,
+                                                                            monkeypatch, capsys):
+    """Never passed unjudged: no entry at all, so its max ulp over the range is held to
+    0.5 (the planted input errs by more than 1)."""
+    import numpy as np
+
+    from sweep_impls import PLANTED
+
+    empty = tmp_path / "b.toml"
+    empty.write_text("")
+    monkeypatch.setenv("GELUCHECK_TEST_PLANT", "1")
+    assert _gate(tmp_path, "--budgets", str(empty)) == 1
+    out = capsys.readouterr().out
+    assert ("BUDGET sweep user:sweep_impls:maybe_planted gelu float32: no budget recorded, so "
+            "held to the default max ulp 0.5: ") in out
+    assert f"{float(np.uint32(PLANTED).view(np.float32))!r}, {PLANTED:#010x}) > 0.5" in out
+
+
+@pytest.mark.slow
+def test_the_exhaustive_pytest_items_hold_an_implementation_with_no_budget_to_the_default(
+        request):
+    planted = _exhaustive_items(request, "sweep_impls:maybe_planted", GATE_RANGE,
+                                GELUCHECK_TEST_PLANT="1")
+    assert planted.returncode == 1, planted.stdout[-3000:]
+    assert ("FAILED sweep user:sweep_impls:maybe_planted gelu float32: no budget recorded, so "
+            "held to the default max ulp 0.5") in planted.stdout
+    allowed = _exhaustive_items(request, "sweep_impls:maybe_planted", GATE_RANGE,
+                                "--gelucheck-max-ulp", "2", GELUCHECK_TEST_PLANT="1")
+    assert allowed.returncode == 0, allowed.stdout[-3000:]
+    assert "held to the default max ulp 2: " in allowed.stdout
+
+
 @pytest.mark.slow
 def test_three_local_gateways_merge_to_the_single_process_sweep(tmp_path, request):
     """pytest-xdist over three gateways (--tx 3*popen, as over three machines with ssh=...):

@@ -232,7 +232,7 @@ def judge_sweep(result: SweepResult, budgets: Budgets) -> Verdict:
 def sweep_line(result: SweepResult, budgets: Budgets) -> tuple[bool, str | None]:
     """(failed, the line that says so) for a sweep against its budget, as the CLI and the
     plugin print it: None where it is within budget and not clearly better."""
-    return _gate_line(result, judge_sweep(result, budgets),
+    return _gate_line(result, judge_sweep(result, budgets), budgets,
                       f"no sweep budget over [{result.range[0]}, {result.range[1]}); record "
                       "one with gelucheck sweep --write-budgets")
 
@@ -262,17 +262,39 @@ def judge_search(result: SearchResult, budgets: Budgets) -> Verdict:
 
 def search_line(result: SearchResult, budgets: Budgets) -> tuple[bool, str | None]:
     """sweep_line for a search: gated only against the same search (seed, evaluations)."""
-    return _gate_line(result, judge_search(result, budgets),
+    return _gate_line(result, judge_search(result, budgets), budgets,
                       f"no search budget for seed {result.seed} and {result.evaluations:,} "
                       "evaluations; record one with gelucheck search --write-budgets")
 
 
-def _gate_line(result, verdict: Verdict, missing: str) -> tuple[bool, str | None]:
-    if verdict.missing:  # measured, not gated: nothing comparable recorded
+def _gate_line(result, verdict: Verdict, budgets: Budgets,
+               missing: str) -> tuple[bool, str | None]:
+    if verdict.missing and budgets.get(result) is None and not verdict.missing_tier:
+        return _held_to_default(result, budgets.default_max_ulp)
+    if verdict.missing:  # a recorded implementation, but nothing comparable: said, not gated
         return False, f"{result.label}: {missing}"
     if verdict.failed or verdict.better:
         return verdict.failed, f"{result.label}: {verdict.message()}"
     return False, None
+
+
+def _held_to_default(result, max_ulp: float) -> tuple[bool, str]:
+    """A sweep or search of an implementation with no budget at all (a user's) held to the
+    stated default, as judge_default holds a measurement, never passed unjudged: its max ulp
+    at most ``max_ulp`` (a search's is a lower bound: above the default, it is over it)."""
+    held = f"{result.label}: no budget recorded, so held to the default max ulp {max_ulp:g}"
+    record = (f"; record its budget with gelucheck budgets --write FILE, then its "
+              f"{'search' if isinstance(result, SearchResult) else 'sweep'} with "
+              "--write-budgets FILE")
+    if result.failure:
+        return True, f"{held}: could not be measured: {result.failure.reason}"
+    f = result.figures
+    assert f is not None  # (a result that did not fail has figures)
+    found = (f"{'at least ' if isinstance(result, SearchResult) else ''}{f.max_ulp:.4g} "
+             f"(x = {f.worst_input!r}, {f.worst_input_hex})")
+    if f.max_ulp > max_ulp:
+        return True, f"{held}: {found} > {max_ulp:g}{record}"
+    return False, f"{held}: {found}, within it{record}"
 
 
 def _judge_fingerprint(found, recorded: str, budgets: Budgets, entry: dict,

@@ -359,6 +359,7 @@ class Collector:
         span = parse_range(self.config.getoption("--gelucheck-sweep-range"))
         self.merged = _sweep_results(self.config, self.chunks, span)
         gate = budgets.load(_budgets_path(self.config))
+        gate.default_max_ulp = self.config.getoption("--gelucheck-max-ulp")
         for r in self.merged:
             failed, line = judge.sweep_line(r, gate)
             if line:
