@@ -579,7 +579,8 @@ def test_the_loops_are_handed_contiguous_float32_whatever_the_caller_holds(monke
 
     for module, names in ((k, ("phi_block", "phi_direct", "grad_block", "tanh_block",
                                 "tanh_grad_block", "star_block")),
-                          (erf, ("erf_block", "erfc_block", "tiny_block", "series_block"))):
+                          (erf, ("erf_fit_block", "erf_far_block", "erfc_block", "tiny_block",
+                                 "series_block"))):
         for name in names:
             monkeypatch.setattr(module, name, spy(getattr(module, name)))
     for table in ("PHI_SERIES", "GELU_GRAD_SERIES"):

@@ -164,3 +164,18 @@ def test_a_replay_whose_outputs_would_leave_the_normal_range_is_refused(count):
     replay._sources[key] = kept  # as it was: the same replay holds
     _figures(impls, [target])
     assert count["replayed"] == 1
+
+
+@pytest.mark.parametrize("order", ["descending", "shuffled"])
+def test_the_inputs_in_doubt_are_named_in_the_inputs_own_order(order):
+    """reference.values_and_doubts, whose indices a source keeps, on the general path too:
+    the same inputs as in the ascending run, at their positions in the order given."""
+    start = 40 << 23 | _doubtful_offset()
+    x = np.arange(start, start + BLOCK, dtype=np.uint32).view(np.float32)
+    v, _, at = reference.values_and_doubts(ERF, x, monotone=True)
+    assert len(at)
+    rng = np.random.default_rng(5)
+    moved = np.arange(BLOCK)[::-1] if order == "descending" else rng.permutation(BLOCK)
+    v_moved, _, at_moved = reference.values_and_doubts(ERF, x[moved])
+    assert at_moved.tolist() == np.flatnonzero(np.isin(moved, at)).tolist()
+    assert np.array_equal(v_moved, v[moved])

@@ -36,23 +36,12 @@ BELOW_TWO_UNIT = 2.0**-23  # in [1, 2)
 
 
 @njit(cache=True, error_model="numpy")
-def erf_block(x, bound, v, unit, doubt):
-    """erf at every x with |x| >= SERIES_EDGE from the C library (any order; tiny_block and
-    series_block serve the rest; the sweep takes it from ERF_FAR on, erf_fit_block below) into
-    v, float32's ulp of the exact value into unit, and whether v lies within
-    ``bound`` (relative) of a float32, a rounding midpoint or a power of two (doubt). |erf| < 1
-    however close: from ERF_FAR on, and wherever the C library's value comes within the bound
-    of ±1, v is kept just inside with its side known."""
-    slack = np.int64(bound * 2.0**53)  # the bound in float64 last places of v's binade
-    subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
+def erf_far_block(x, v, unit, doubt):
+    """erf at every x with |x| >= ERF_FAR, where it is 1 - 2.2e-17 inside (-1, 1): v kept
+    just inside ±1, its side known, float32's ulp below 1 as unit, no doubt (erf_fit_block
+    serves the middle below)."""
     for i in range(x.shape[0]):
-        xi = np.float64(x[i])
-        a = abs(xi)
-        if a >= ERF_FAR:
-            v[i], unit[i], doubt[i] = math.copysign(ONE_DOWN, xi), BELOW_ONE_UNIT, False
-        else:  # erf is odd: its magnitude from erf(|x|), which approaches 1 from below
-            m, u, d = _judge_below(math.erf(a), ONE_BITS, False, slack, subnormal_slack)
-            v[i], unit[i], doubt[i] = math.copysign(m, xi), u, d
+        v[i], unit[i], doubt[i] = math.copysign(ONE_DOWN, x[i]), BELOW_ONE_UNIT, False
 
 
 @njit(inline="always", fastmath={"contract"}, error_model="numpy")
@@ -78,10 +67,13 @@ def _horner14(c, u):
 
 @njit(cache=True, fastmath={"contract"}, error_model="numpy", nogil=True)
 def erf_fit_block(x, c, centre, bound, v, unit, doubt):
-    """erf_block for inputs with SERIES_EDGE <= |x| < ERF_FAR in one interval of
-    phi_table.ERF (c: its row there, centre: the interval's), from that fit by Horner's
-    scheme: no library call, so the loop vectorizes (the C library's erf costs 5 to 16 ns
-    an input here, a scalar call each)."""
+    """erf at inputs with SERIES_EDGE <= |x| < ERF_FAR in one interval of phi_table.ERF (c:
+    its row there, centre: the interval's) into v, from that fit by Horner's scheme -
+    no library call, so the loop vectorizes (the C library's erf costs 5 to 18 ns an input
+    here, a scalar call each); float32's ulp of the exact value into unit, and whether v
+    lies within ``bound`` (relative) of a float32, a rounding midpoint or a power of two
+    (doubt). |erf| < 1 however close: where the value comes within the bound of ±1, v is
+    kept just inside with its side known."""
     slack = np.int64(bound * 2.0**53)
     subnormal_slack = 0.5 * QUANTUM - bound * SMALLEST_NORMAL
     # in registers: read from c inside the loop, they are read again for every input (a
@@ -97,7 +89,8 @@ def erf_fit_block(x, c, centre, bound, v, unit, doubt):
 
 @njit(cache=True, error_model="numpy")
 def erfc_block(x, bound, v, unit, doubt):
-    """erfc as erf_block computes erf (|x| >= SERIES_EDGE): 2 less a little from -ERF_FAR down
+    """erfc at every x with |x| >= SERIES_EDGE, from the C library (numba's math.erfc), into
+    v, unit and doubt as erf_fit_block fills them: 2 less a little from -ERF_FAR down
     and wherever the value comes within the bound of 2 (x < 0), TAIL_FLOOR from ERFC_RIGHT on
     (below the quantum by far), and values below float32's normal range (x > 9.2) tested
     against its quantum."""

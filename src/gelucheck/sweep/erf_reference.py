@@ -151,7 +151,7 @@ _FIT_EDGES = [(k + 1) * phi_table.INTERVAL for k in range(phi_table.ERF.interval
 def _erf_middle(x: np.ndarray, bound: float, v: np.ndarray, unit: np.ndarray,
                 doubt: np.ndarray) -> None:
     """erf at inputs of one sign with |x| >= SERIES_EDGE (|x| monotone): from erf's fit,
-    interval by interval, below ERF_FAR; its closed form (erf_block) from there on."""
+    interval by interval, below ERF_FAR; its closed form (erf_far_block) from there on."""
     compiled = loops.erf_kernels()
     cuts = [0, *phi_table.magnitude_cuts(x, _FIT_EDGES), len(x)]
     intervals = range(len(_FIT_EDGES) + 1)  # the last: |x| >= ERF_FAR
@@ -162,7 +162,7 @@ def _erf_middle(x: np.ndarray, bound: float, v: np.ndarray, unit: np.ndarray,
         if b <= a:
             continue
         if k == len(_FIT_EDGES):
-            compiled.erf_block(x[a:b], bound, v[a:b], unit[a:b], doubt[a:b])
+            compiled.erf_far_block(x[a:b], v[a:b], unit[a:b], doubt[a:b])
         else:
             compiled.erf_fit_block(x[a:b], rows[k], phi_table.centre(k), bound, v[a:b],
                                    unit[a:b], doubt[a:b])

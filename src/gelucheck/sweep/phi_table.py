@@ -92,6 +92,10 @@ PHI = Table(DATA / "phi_direct_rows.json", 14, 36, mpmath.ncdf)
 ERF = Table(DATA / "erf_rows.json", 14, 24, lambda x: mpmath.erf(-x))  # erf(|x|) at x = -|x|
 TABLES = (R, PHI, ERF)
 
+# phi_direct serves x < 0 down to here: below, Φ's fit drifts from Φ relative to its size
+# (2^-64 down to -5, 2^-56 at -6.75)
+DIRECT_LEFT = 5.0
+
 
 def magnitude_cuts(x: np.ndarray, edges: list[float]) -> list[int]:
     """Where a monotone run of one sign crosses each edge of |x| (ascending): the index of its
@@ -102,6 +106,3 @@ def magnitude_cuts(x: np.ndarray, edges: list[float]) -> list[int]:
     if x[0] < 0:  # |x| descends along x: cut positions from the other end
         found = len(x) - found[::-1]
     return found.tolist()
-# phi_direct serves x < 0 down to here: below, Φ's fit drifts from Φ relative to its size
-# (2^-64 down to -5, 2^-56 at -6.75)
-DIRECT_LEFT = 5.0

@@ -125,15 +125,13 @@ def remember(function: Function, impl_key: str, start: int, y: np.ndarray, stats
         return
     bits = y.view(np.uint32)
     product = _products(start, len(y), spec(function).scaled_slope)
-    fields = [int(a.min()) >> _FRACTION_BITS for a in (bits & np.uint32(_FIELD),
-                                                       product & np.uint32(_FIELD))]
-    fields += [int(a.max()) >> _FRACTION_BITS for a in (bits & np.uint32(_FIELD),
-                                                        product & np.uint32(_FIELD))]
+    fields = np.concatenate([bits, product]) & np.uint32(_FIELD)
+    low, high = int(fields.min()) >> _FRACTION_BITS, int(fields.max()) >> _FRACTION_BITS
     delta = bits.astype(np.int64) - product.astype(np.int64)
-    if min(fields) < 1 or max(fields) > 254 or np.abs(delta).max() > 127:
+    if low < 1 or high > 254 or np.abs(delta).max() > 127:
         return
-    _sources[key] = Source(start, delta.astype(np.int8), (min(fields), max(fields)), stats,
-                           doubts.copy(), v[doubts], unit[doubts])
+    _sources[key] = Source(start, delta.astype(np.int8), (low, high), stats, doubts.copy(),
+                           v[doubts], unit[doubts])
 
 
 def _products(start: int, n: int, slope: float) -> np.ndarray:
