@@ -401,6 +401,25 @@ def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
     assert stats["max_abs_bits"] == bits[9] and math.isnan(stats["max_abs"])  # the first NaN
 
 
+@pytest.mark.parametrize("first", [0x3F800000, 0xFFFFFF00])  # the second wraps past 2^32
+def test_the_inputs_tests_find_any_changed_encoding(first):
+    """kernels.consecutive and consecutive_then (the input guard, and the test of a known run's
+    results) against NumPy's arithmetic modulo 2^32: the intact encodings pass, one bit
+    changed anywhere fails, and consecutive_then writes the following encodings either way."""
+    k = _kernels()
+    n = 1000
+    intact = ((np.arange(n, dtype=np.uint64) + first) % 2**32).astype(np.uint32)
+    following = np.uint32(0xFFFFFFF0)
+    written = ((np.arange(n, dtype=np.uint64) + int(following)) % 2**32).astype(np.uint32)
+    for changed in (None, 0, 1, 17, 255, 256, n - 1):
+        bits = intact.copy()
+        if changed is not None:
+            bits[changed] ^= np.uint32(1 << (changed % 32))
+        assert k.consecutive(bits, np.uint32(first)) == (changed is None)
+        assert k.consecutive_then(bits, np.uint32(first), following) == (changed is None)
+        assert np.array_equal(bits, written)
+
+
 def test_an_implementation_that_writes_to_its_inputs_is_its_error_alone(sweep_path):
     """A block's inputs go to each implementation without a copy (tested intact afterwards):
     one that overwrites them is an error, and the implementation after it is measured on the

@@ -716,9 +716,12 @@ def consecutive_then(bits, first, following):
     block's inputs tested intact and made the next block's (the read that tests them costs
     little more than a write of its own)."""
     bad = np.uint32(0)
+    expected, written = first, following
     for i in range(bits.shape[0]):
-        bad |= bits[i] ^ (first + np.uint32(i))
-        bits[i] = following + np.uint32(i)
+        bad |= bits[i] ^ expected
+        bits[i] = written
+        expected = np.uint32(expected + np.uint32(1))  # inductions in 32 bits: first + i
+        written = np.uint32(written + np.uint32(1))  # converts i, of 64, per lane
     return bad == 0
 
 
@@ -728,8 +731,10 @@ def consecutive(bits, first):
     implementation handed its block's inputs has not written to them; or a known run's
     results are its inputs' encodings shifted (known.Known)."""
     bad = np.uint32(0)
+    expected = first
     for i in range(bits.shape[0]):
-        bad |= bits[i] ^ (first + np.uint32(i))
+        bad |= bits[i] ^ expected
+        expected = np.uint32(expected + np.uint32(1))  # consecutive_then's induction
     return bad == 0
 
 
