@@ -15,6 +15,7 @@ from ..checks.regions import REGIONS
 from ..formats import FLOAT32
 from ..functions import Function, get_function
 from . import reference, replay
+from .cuts import sorted_cuts
 from .inputs import KNOWN_SPAN, Call, Inputs, Run, call, encodings
 from .known import Known, is_known, known_part
 from .scoring import Regions, Rounded, dense_figures, known_figures
@@ -36,10 +37,7 @@ def region_slices(x: np.ndarray) -> list[tuple[str, slice]]:
     if len(x) and (name := _one_region(float(x[0]), float(x[-1]))):  # as nearly every
         return [(name, slice(0, len(x)))]  # block's ends are: no search
     ascending = len(x) < 2 or not np.signbit(x[-1])
-    key = x if ascending else x[::-1]  # ascending either way (a view)
-    # every bound at once, as x's own dtype (they are exact in it): a float64 bound would
-    # make searchsorted convert the whole block
-    cuts = np.searchsorted(key, np.array(_BOUNDS, dtype=x.dtype), "left").tolist()
+    cuts = sorted_cuts(x if ascending else x[::-1], _BOUNDS)  # ascending either way (a view)
     if not ascending:
         cuts = [len(x) - c for c in cuts]
     out = []

@@ -15,6 +15,7 @@ from ..formats import FLOAT32
 from ..functions import ERF, ERFC, Function
 from . import loops, phi_table
 from .constants import ERF_FAR, ERF_TINY, ERFC_RIGHT, TAIL_FLOOR, TWO_OVER_SQRT_PI
+from .cuts import magnitude_ascends, magnitude_cuts, sorted_cuts
 from .reference import SweepSpec
 
 FUNCTIONS = (ERF, ERFC)  # what its loops compute (the rows name this module)
@@ -124,7 +125,7 @@ def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -
     n = len(x)
     descending = n > 1 and x[0] > x[-1]
     ascending = x[::-1] if descending else x  # a view: no copy
-    cuts = np.searchsorted(ascending, edges, "left").tolist()
+    cuts = sorted_cuts(ascending, edges)
     for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, n])):
         if b <= a:
             continue
@@ -153,9 +154,9 @@ def _erf_middle(x: np.ndarray, bound: float, v: np.ndarray, unit: np.ndarray,
     """erf at inputs of one sign with |x| >= SERIES_EDGE (|x| monotone): from erf's fit,
     interval by interval, below ERF_FAR; its closed form (erf_far_block) from there on."""
     compiled = loops.erf_kernels()
-    cuts = [0, *phi_table.magnitude_cuts(x, _FIT_EDGES), len(x)]
+    cuts = [0, *magnitude_cuts(x, _FIT_EDGES), len(x)]
     intervals = range(len(_FIT_EDGES) + 1)  # the last: |x| >= ERF_FAR
-    if x[0] < 0:  # |x| descends along x
+    if not magnitude_ascends(x):
         intervals = intervals[::-1]
     rows = phi_table.ERF.rows()
     for k, a, b in zip(intervals, cuts[:-1], cuts[1:]):

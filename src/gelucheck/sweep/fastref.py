@@ -54,6 +54,7 @@ from .constants import (
     TAIL_FLOOR,
     K,
 )
+from .cuts import magnitude_cuts, sorted_cuts
 from .edges import TINY, far_left, far_reference, right_edge, right_reference
 from .known import known_kind
 from .reference import SweepSpec
@@ -459,7 +460,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
                              False, v, unit, doubt)
         return doubt
     if function == GELU_TANH_GRAD:  # one formula, x*'s series in its window
-        cuts = [0, *np.searchsorted(x, _tanh_grad_edges(), "right").tolist(), len(x)]
+        cuts = [0, *sorted_cuts(x, _tanh_grad_edges(), "right"), len(x)]
         high, low, _ = _series(GELU_TANH_GRAD)
         for piece, (a, b) in enumerate(itertools.pairwise(cuts)):
             if b <= a:
@@ -472,7 +473,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
                                           v[a:b], unit[a:b], doubt[a:b])
         return doubt
     if function == GELU_TANH:  # one formula, in a loop for each side of its two edges
-        cuts = [0, *np.searchsorted(x, [TANH_NORMAL_ABOVE, TANH_LIMITED_FROM]).tolist(), len(x)]
+        cuts = [0, *sorted_cuts(x, [TANH_NORMAL_ABOVE, TANH_LIMITED_FROM]), len(x)]
         for (a, b), subnormal, limited in zip(itertools.pairwise(cuts), (True, False, False),
                                               (False, False, True)):
             if b > a:
@@ -483,7 +484,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     bounds: list[int] = [0, len(x)]
     if first != last:
         edges = [_piece_start(p) for p in range(min(first, last) + 1, max(first, last) + 1)]
-        bounds = [0, *phi_table.magnitude_cuts(x, edges), len(x)]
+        bounds = [0, *magnitude_cuts(x, edges), len(x)]
     ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
     gelu = function == GELU
     series = loops.kernels().SERIES_PIECES

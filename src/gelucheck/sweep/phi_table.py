@@ -95,14 +95,3 @@ TABLES = (R, PHI, ERF)
 # phi_direct serves x < 0 down to here: below, Φ's fit drifts from Φ relative to its size
 # (2^-64 down to -5, 2^-56 at -6.75)
 DIRECT_LEFT = 5.0
-
-
-def magnitude_cuts(x: np.ndarray, edges: list[float]) -> list[int]:
-    """Where a monotone run of one sign crosses each edge of |x| (ascending): the index of its
-    first input with |x| >= edge along |x|'s direction - x's order where x >= 0, the reverse
-    where x < 0 (|x| descends along x): the positions, in x's order, that split it into runs
-    between consecutive edges."""
-    found = np.searchsorted(np.abs(x) if x[0] >= 0 else -x[::-1], edges, "left")
-    if x[0] < 0:  # |x| descends along x: cut positions from the other end
-        found = len(x) - found[::-1]
-    return found.tolist()

@@ -1,0 +1,57 @@
+"""Where a block's sorted inputs cross edges (of regions, of a reference's pieces, of a table's
+intervals): np.searchsorted with the edges in the inputs' own dtype. Given float64 edges,
+searchsorted converts the whole float32 block to float64 first - a pass over the block as
+long as a comparison pass, for a few binary searches."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import numpy as np
+
+Side = Literal["left", "right"]
+
+
+def in_dtype(edges: Sequence[float], dtype: np.dtype, side: Side = "left") -> np.ndarray:
+    """The edges as values of ``dtype`` that cut a sorted array of that dtype where the
+    exact edges do: rounded up for side "left" (the count of x < e), down for "right" (of
+    x <= e) - no value of the dtype lies between an edge and its rounding that way."""
+    exact = np.asarray(edges, dtype=np.float64)
+    with np.errstate(over="ignore"):  # beyond the dtype: its infinity, then rounded back
+        out = exact.astype(dtype)
+    if side == "left":
+        low = out < exact
+        out[low] = np.nextafter(out[low], np.inf)
+    elif side == "right":
+        high = out > exact
+        out[high] = np.nextafter(out[high], -np.inf)
+    else:
+        raise ValueError(f"side is 'left' or 'right', not {side!r}")
+    return out
+
+
+def sorted_cuts(x: np.ndarray, edges: Sequence[float], side: Side = "left") -> list[int]:
+    """np.searchsorted(x, edges, side) for an ascending x (a reversed view is searched as it
+    is, without a copy)."""
+    return np.searchsorted(x, in_dtype(edges, x.dtype, side), side).tolist()
+
+
+def magnitude_ascends(x: np.ndarray) -> bool:
+    """Whether |x| ascends along a monotone run of one sign (or has one element)."""
+    return abs(float(x[0])) <= abs(float(x[-1]))
+
+
+def magnitude_cuts(x: np.ndarray, edges: Sequence[float]) -> list[int]:
+    """Where a monotone run of one sign, in either order, crosses each edge of |x|
+    (ascending): the index of its first input with |x| >= edge where |x| ascends along x
+    (magnitude_ascends), else of its first with |x| < edge, for the edges from the highest:
+    the positions, ascending, that split it into runs between consecutive edges."""
+    n, negative = len(x), bool(x[0] < 0 or x[-1] < 0)
+    if magnitude_ascends(x):
+        if negative:  # x descends: |x| >= e where x <= -e, the last of x[::-1]'s ascending
+            return [n - c for c in sorted_cuts(x[::-1], [-e for e in edges], "right")]
+        return sorted_cuts(x, edges, "left")
+    reverse = list(edges)[::-1]
+    if negative:  # x ascends: |x| < e where x > -e
+        return sorted_cuts(x, [-e for e in reverse], "right")
+    return [n - c for c in sorted_cuts(x[::-1], reverse, "left")]  # x descends: x < e

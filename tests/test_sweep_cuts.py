@@ -1,0 +1,89 @@
+"""sweep/cuts.py: where a block's sorted inputs cross edges, found without converting the
+block to float64 - the same positions as the definitions, edges that float32 cannot hold
+included, and runs of either sign in either order."""
+import numpy as np
+import pytest
+
+from gelucheck.functions import get_function
+from gelucheck.sweep import cuts, erf_reference, loops, phi_table
+from gelucheck.sweep.inputs import encodings
+
+# 1/3 and 0.7 are no float32: rounded the wrong way they would move a cut by one input
+EDGES = [0.25, 1 / 3, 0.5, 0.7, 1.0, 1.5, 2.0, 2.9]
+
+
+def _runs(rng):
+    """Ascending float32 magnitudes with repeats and values on edges, as the four runs of one
+    sign: ascending, descending, negated, negated and reversed."""
+    n = int(rng.integers(1, 40))
+    base = rng.uniform(0, 3, n).astype(np.float32)
+    on_edge = rng.random(n) < 0.15
+    base[on_edge] = np.array(EDGES, dtype=np.float32)[rng.integers(0, len(EDGES), n)][on_edge]
+    base = np.sort(base)
+    return base, base[::-1].copy(), -base, (-base)[::-1].copy()
+
+
+def test_magnitude_cuts_are_the_positions_of_the_definition_in_every_order():
+    """|x| ascending along x: the count of |x| < e for each edge; descending: the count of
+    |x| >= e, from the highest edge - what splits x into runs between consecutive edges."""
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        edges = sorted(set(rng.choice(EDGES, int(rng.integers(1, 5))).tolist()))
+        for x in _runs(rng):
+            magnitude = np.abs(x.astype(np.float64))
+            if magnitude[0] <= magnitude[-1]:
+                want = [int(np.count_nonzero(magnitude < e)) for e in edges]
+            else:
+                want = [int(np.count_nonzero(magnitude >= e)) for e in edges[::-1]]
+            assert cuts.magnitude_cuts(x, edges) == want, (x, edges)
+            assert cuts.magnitude_ascends(x) == (magnitude[0] <= magnitude[-1])
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_sorted_cuts_are_float64s_searchsorted(side):
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        x = _runs(rng)[0]
+        want = np.searchsorted(x.astype(np.float64), EDGES, side).tolist()
+        assert cuts.sorted_cuts(x, EDGES, side) == want
+
+
+def test_edges_beyond_float32_round_to_its_infinities_the_right_way():
+    x = np.array([-3.0e38, 0.0, 3.0e38], dtype=np.float32)
+    assert cuts.sorted_cuts(x, [-1e300, 1e300], "left") == [0, 3]
+    assert cuts.sorted_cuts(x, [-1e300, 1e300], "right") == [0, 3]
+
+
+def test_a_side_other_than_left_or_right_is_refused():
+    with pytest.raises(ValueError, match="'left' or 'right'"):
+        cuts.in_dtype([1.0], np.dtype(np.float32), "middle")
+
+
+@pytest.mark.parametrize("negative", [False, True])
+def test_erfs_fit_serves_each_input_from_its_own_interval(monkeypatch, negative):
+    """A sweep block of erf across edges of its fit (a block of negative encodings descends
+    in x): each call of erf_fit_block gets inputs of its own interval only - none evaluated
+    beyond its interval's edge, where the fit's bound does not hold."""
+    k = loops.erf_kernels()
+    if k is None:
+        pytest.skip("numba is not installed (pip install 'gelucheck[fast]'): no compiled loops")
+    served = []
+
+    class Spy:
+        def __getattr__(self, name):
+            return getattr(k, name)
+
+        def erf_fit_block(self, x, row, centre, *rest):
+            served.append((abs(centre), np.abs(x.astype(np.float64))))
+            return k.erf_fit_block(x, row, centre, *rest)
+
+    monkeypatch.setattr(loops, "erf_kernels", lambda: Spy())
+    half = phi_table.INTERVAL / 2
+    for edge in (0.5, 1.0, 4.25):  # crossed by 2^18 encodings from just below it
+        first = int(np.float32(-edge if negative else edge).view(np.uint32)) - 1000
+        x = encodings(first, first + (1 << 18)).view(np.float32)
+        served.clear()
+        erf_reference.doubts(get_function("erf"), x, np.empty(len(x)), np.empty(len(x)))
+        assert len(served) == 2 and sum(len(m) for _, m in served) == len(x)
+        for centre, magnitude in served:
+            assert (magnitude >= centre - half).all() and (magnitude < centre + half).all()
