@@ -12,13 +12,19 @@ from gelucheck.sweep.inputs import encodings
 EDGES = [0.25, 1 / 3, 0.5, 0.7, 1.0, 1.5, 2.0, 2.9]
 
 
+# each edge's nearest float32s and their neighbours: where a cut rounded the wrong way moves
+_NEAR = np.unique(np.concatenate([
+    np.nextafter(np.array(EDGES, dtype=np.float32), np.float32(way)) for way in (-np.inf, np.inf)]
+    + [np.array(EDGES, dtype=np.float32)]))
+
+
 def _runs(rng):
-    """Ascending float32 magnitudes with repeats and values on edges, as the four runs of one
-    sign: ascending, descending, negated, negated and reversed."""
+    """Ascending float32 magnitudes with repeats and values on and next to edges, as the four
+    runs of one sign: ascending, descending, negated, negated and reversed."""
     n = int(rng.integers(1, 40))
     base = rng.uniform(0, 3, n).astype(np.float32)
-    on_edge = rng.random(n) < 0.15
-    base[on_edge] = np.array(EDGES, dtype=np.float32)[rng.integers(0, len(EDGES), n)][on_edge]
+    on_edge = rng.random(n) < 0.3
+    base[on_edge] = _NEAR[rng.integers(0, len(_NEAR), n)][on_edge]
     base = np.sort(base)
     return base, base[::-1].copy(), -base, (-base)[::-1].copy()
 
