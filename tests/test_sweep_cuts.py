@@ -45,6 +45,22 @@ def test_magnitude_cuts_are_the_positions_of_the_definition_in_every_order():
             assert cuts.magnitude_ascends(x) == (magnitude[0] <= magnitude[-1])
 
 
+def test_value_parts_hold_the_inputs_between_consecutive_edges_in_either_order():
+    """Part k of a run, at its positions in the run's own order, is every input with
+    edges[k - 1] <= x < edges[k] (the ends unbounded), ascending run or descending."""
+    rng = np.random.default_rng(7)
+    signed = sorted({*EDGES, *(-e for e in EDGES), 0.0})
+    bounds = [-np.inf, *signed, np.inf]
+    for _ in range(300):
+        for x in _runs(rng):
+            parts, exact = cuts.value_parts(x, signed), x.astype(np.float64)
+            assert len(parts) == len(signed) + 1
+            for (a, b), lo, hi in zip(parts, bounds[:-1], bounds[1:]):
+                inside = np.flatnonzero((exact >= lo) & (exact < hi))  # (in float32, a
+                # Python float edge would be rounded first)
+                assert list(range(a, b)) == inside.tolist(), (x, lo, hi)
+
+
 @pytest.mark.parametrize("side", ["left", "right"])
 def test_sorted_cuts_are_float64s_searchsorted(side):
     rng = np.random.default_rng(6)
@@ -73,17 +89,13 @@ def test_erfs_fit_serves_each_input_from_its_own_interval(monkeypatch, negative)
     k = loops.erf_kernels()
     if k is None:
         pytest.skip("numba is not installed (pip install 'gelucheck[fast]'): no compiled loops")
-    served = []
+    served, fit = [], k.erf_fit_block
 
-    class Spy:
-        def __getattr__(self, name):
-            return getattr(k, name)
+    def spy(x, row, centre, *rest):
+        served.append((abs(centre), np.abs(x.astype(np.float64))))
+        return fit(x, row, centre, *rest)
 
-        def erf_fit_block(self, x, row, centre, *rest):
-            served.append((abs(centre), np.abs(x.astype(np.float64))))
-            return k.erf_fit_block(x, row, centre, *rest)
-
-    monkeypatch.setattr(loops, "erf_kernels", lambda: Spy())
+    monkeypatch.setattr(k, "erf_fit_block", spy)
     half = phi_table.INTERVAL / 2
     for edge in (0.5, 1.0, 4.25):  # crossed by 2^18 encodings from just below it
         first = int(np.float32(-edge if negative else edge).view(np.uint32)) - 1000

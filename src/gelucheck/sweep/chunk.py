@@ -15,7 +15,7 @@ from ..checks.regions import REGIONS
 from ..formats import FLOAT32
 from ..functions import Function, get_function
 from . import reference, replay
-from .cuts import sorted_cuts
+from .cuts import value_parts
 from .inputs import KNOWN_SPAN, Call, Inputs, Run, call, encodings
 from .known import Known, is_known, known_part
 from .scoring import Regions, Rounded, dense_figures, known_figures
@@ -36,16 +36,9 @@ def region_slices(x: np.ndarray) -> list[tuple[str, slice]]:
     """Each region's part of a chunk, which is monotone in x (one sign of encodings)."""
     if len(x) and (name := _one_region(float(x[0]), float(x[-1]))):  # as nearly every
         return [(name, slice(0, len(x)))]  # block's ends are: no search
-    ascending = len(x) < 2 or not np.signbit(x[-1])
-    cuts = sorted_cuts(x if ascending else x[::-1], _BOUNDS)  # ascending either way (a view)
-    if not ascending:
-        cuts = [len(x) - c for c in cuts]
-    out = []
-    for (name, _, _), a, b in zip(REGIONS, cuts[0::2], cuts[1::2]):
-        a, b = (a, b) if ascending else (b, a)
-        if b > a:
-            out.append((name, slice(a, b)))
-    return out
+    # each region's part lies between its two bounds: the parts of odd index
+    return [(name, slice(a, b)) for (name, _, _), (a, b)
+            in zip(REGIONS, value_parts(x, _BOUNDS)[1::2]) if b > a]
 
 
 BLOCK = 1 << 17  # inner block: NumPy's temporaries stay in cache and in malloc's free lists

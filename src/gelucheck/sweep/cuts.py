@@ -36,6 +36,17 @@ def sorted_cuts(x: np.ndarray, edges: Sequence[float], side: Side = "left") -> l
     return np.searchsorted(x, in_dtype(edges, x.dtype, side), side).tolist()
 
 
+def value_parts(x: np.ndarray, edges: Sequence[float]) -> list[tuple[int, int]]:
+    """The positions [a, b), in x's own order, of the len(edges) + 1 parts of a monotone run
+    in either order (a block of negative encodings descends) between ascending edges: part
+    k holds edges[k - 1] <= x < edges[k]."""
+    n = len(x)
+    descending = n > 1 and x[0] > x[-1]
+    cuts = sorted_cuts(x[::-1] if descending else x, edges)  # ascending either way (a view)
+    parts = list(zip([0, *cuts], [*cuts, n]))
+    return [(n - b, n - a) for a, b in parts] if descending else parts
+
+
 def magnitude_ascends(x: np.ndarray) -> bool:
     """Whether |x| ascends along a monotone run of one sign (or has one element)."""
     return abs(float(x[0])) <= abs(float(x[-1]))

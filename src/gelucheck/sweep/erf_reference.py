@@ -15,7 +15,7 @@ from ..formats import FLOAT32
 from ..functions import ERF, ERFC, Function
 from . import loops, phi_table
 from .constants import ERF_FAR, ERF_TINY, ERFC_RIGHT, TAIL_FLOOR, TWO_OVER_SQRT_PI
-from .cuts import magnitude_ascends, magnitude_cuts, sorted_cuts
+from .cuts import magnitude_ascends, magnitude_cuts, value_parts
 from .reference import SweepSpec
 
 FUNCTIONS = (ERF, ERFC)  # what its loops compute (the rows name this module)
@@ -122,15 +122,9 @@ def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -
     doubt = np.empty(len(x), dtype=np.bool_)
     complement = function == ERFC
     edges = [-compiled.SERIES_EDGE, -compiled.TINY, compiled.TINY, compiled.SERIES_EDGE]
-    n = len(x)
-    descending = n > 1 and x[0] > x[-1]
-    ascending = x[::-1] if descending else x  # a view: no copy
-    cuts = sorted_cuts(ascending, edges)
-    for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, n])):
+    for k, (a, b) in enumerate(value_parts(x, edges)):
         if b <= a:
             continue
-        if descending:
-            a, b = n - b, n - a
         part = (x[a:b], BOUND, v[a:b], unit[a:b], doubt[a:b])
         if k == 2:
             ends = (abs(float(x[a])), abs(float(x[b - 1])))
