@@ -401,23 +401,64 @@ def test_the_dense_figures_are_the_errors_binned_and_summed_by_hand(sweep_path):
     assert stats["max_abs_bits"] == bits[9] and math.isnan(stats["max_abs"])  # the first NaN
 
 
-@pytest.mark.parametrize("first", [0x3F800000, 0xFFFFFF00])  # the second wraps past 2^32
-def test_the_inputs_tests_find_any_changed_encoding(first):
+def _modulo(first, n):
+    """first, first + 1, ... (n of them) modulo 2^32: the definition, in NumPy's uint64."""
+    return ((np.arange(n, dtype=np.uint64) + int(first)) % 2**32).astype(np.uint32)
+
+
+def _placed(values, offset):
+    """values in an array that starts ``offset`` encodings past an aligned 64-bit word: the
+    tests read whole words, and the encodings at either end apart."""
+    room = np.zeros(len(values) + 2, dtype=np.uint32)
+    assert room.ctypes.data % 8 == 0
+    out = room[offset:offset + len(values)]
+    out[:] = values
+    return out
+
+
+# (first, following): within 2^32, and wrapping past it at an even or odd count, the first
+# run or the one written, inside the words or at an end
+_RUNS = [(0x3F800000, 0x3F800400), (0xFFFFFF00, 0xFFFFFFF0), (0xFFFFFF01, 0x10),
+         (0x10, 0xFFFFFFF1), (0xFFFFFC18, 7), (0xFFFFFFFF, 0xFFFFFFFF)]
+
+
+@pytest.mark.parametrize("offset", [0, 1])
+@pytest.mark.parametrize("n", [1000, 999, 3, 2, 1, 0])
+@pytest.mark.parametrize(("first", "following"), _RUNS)
+def test_the_inputs_tests_find_any_changed_encoding(first, following, n, offset):
     """kernels.consecutive and consecutive_then (the input guard, and the test of a known run's
-    results) against NumPy's arithmetic modulo 2^32: the intact encodings pass, one bit
-    changed anywhere fails, and consecutive_then writes the following encodings either way."""
+    results) against NumPy's arithmetic modulo 2^32, on runs that start on a 64-bit word or
+    inside one, of even and odd length: the intact encodings pass, one bit changed anywhere
+    fails, and consecutive_then writes the following encodings either way."""
     k = _kernels()
-    n = 1000
-    intact = ((np.arange(n, dtype=np.uint64) + first) % 2**32).astype(np.uint32)
-    following = np.uint32(0xFFFFFFF0)
-    written = ((np.arange(n, dtype=np.uint64) + int(following)) % 2**32).astype(np.uint32)
-    for changed in (None, 0, 1, 17, 255, 256, n - 1):
-        bits = intact.copy()
+    intact, written = _modulo(first, n), _modulo(following, n)
+    for changed in sorted({None, *(i for i in (0, 1, 17, 255, 256, n - 2, n - 1) if 0 <= i < n)},
+                          key=lambda i: -1 if i is None else i):
+        bits = _placed(intact, offset)
         if changed is not None:
             bits[changed] ^= np.uint32(1 << (changed % 32))
         assert k.consecutive(bits, np.uint32(first)) == (changed is None)
-        assert k.consecutive_then(bits, np.uint32(first), following) == (changed is None)
+        assert k.consecutive_then(bits, np.uint32(first), np.uint32(following)) == (
+            changed is None)
         assert np.array_equal(bits, written)
+
+
+@pytest.mark.parametrize("offset", [0, 1])
+@pytest.mark.parametrize("n", [1000, 999, 2, 1, 0])
+@pytest.mark.parametrize(("value", "mask"), [(0x80000000, 0x7FFFFFFF), (0x3F800000, 0xFFFFFFFF)])
+def test_the_constant_test_finds_any_other_encoding(value, mask, n, offset):
+    """kernels.constant (a known run's results when they are one constant): every encoding
+    equal in the mask's bits passes - a zero of either sign, where the mask leaves the sign
+    out - and one bit changed in the mask anywhere fails."""
+    k = _kernels()
+    for changed in (None, 0, 1, 500, n - 2, n - 1):
+        if changed is not None and not 0 <= changed < n:
+            continue
+        bits = _placed(np.full(n, value, dtype=np.uint32), offset)
+        bits[::3] ^= np.uint32(~mask & 0xFFFFFFFF)  # outside the mask: no matter
+        if changed is not None:
+            bits[changed] ^= np.uint32(1 << (changed % 31))
+        assert k.constant(bits, np.uint32(value), np.uint32(mask)) == (changed is None)
 
 
 def test_an_implementation_that_writes_to_its_inputs_is_its_error_alone(sweep_path):
@@ -576,7 +617,7 @@ def test_no_cached_loop_is_called_from_another():
                 if isinstance(deco, ast.Call) and getattr(deco.func, "id", "") == "njit":
                     jitted[node.name] = any(k.arg == "cache" for k in deco.keywords)
     cached = {name for name, is_cached in jitted.items() if is_cached}
-    assert {"score", "consecutive_then"} <= cached  # the parse found the loops
+    assert {"score", "_consecutive_words_then"} <= cached  # the parse found the loops
     calls = [(caller.name, call.func.id) for caller in ast.walk(tree)
              if isinstance(caller, ast.FunctionDef) and caller.name in jitted
              for call in ast.walk(caller)
