@@ -20,6 +20,11 @@ def overflows_from_2p127(x):
     return y
 
 
+def infinite(x):
+    """+inf at every input: every error infinite (a NaN or inf where the value is finite)."""
+    return np.full_like(x, np.inf)
+
+
 def rounded_once(x):
     """x·ndtr(x) in float64, rounded once: off only where float64 cannot decide a near-tie."""
     x64 = x.astype(np.float64)

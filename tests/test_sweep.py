@@ -103,6 +103,16 @@ def test_the_sweep_says_its_mean_is_of_the_finite_errors_where_some_are_infinite
            "errors (16 infinite)," in capsys.readouterr().out
 
 
+def test_the_sweep_says_so_where_every_error_is_infinite(capsys):
+    """No finite error to take a mean over: the mean is inf, and the line says that every
+    error is infinite rather than that it is a mean over the finite ones."""
+    assert main(["sweep", "--impl", "sweep_impls:infinite", "--function", "gelu",
+                 "--range", "0x3f800000:0x3f800010", "--workers", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "mean inf (every error infinite)," in out
+    assert "over the finite errors" not in out
+
+
 @pytest.mark.parametrize("wall_s, computed, said", [
     (5.0, 16, "5.0 s (3 inputs/s computed now)"),
     (0.0197, 16, "0.02 s (812 inputs/s computed now)"),

@@ -33,9 +33,11 @@ def _cell(result: AccuracyResult | None, region: str | None) -> str:
 
 def sweep_figures(result, swept: int | None = None) -> str:
     """A sweep's figures in one line, the same for the command and the pytest plugin: the
-    mean is of the finite errors, said so where some are infinite."""
+    mean is of the finite errors, said so where some are infinite; where every error is, the
+    mean is inf, said so (there is no finite error to take it over)."""
     f = result.figures
-    infinite = f" over the finite errors ({f.n_infinite:,} infinite)" if f.n_infinite else ""
+    infinite = (" (every error infinite)" if f.n_infinite == f.n_inputs else
+                f" over the finite errors ({f.n_infinite:,} infinite)" if f.n_infinite else "")
     of = f" (of {swept:,} swept)" if swept is not None else ""
     return (f"{f.n_inputs:,} inputs{of}, max {f.max_ulp:.4g} ulp at {f.worst_input!r} "
             f"({f.worst_input_hex}), mean {f.mean_ulp:.4g}{infinite}, correctly rounded "
