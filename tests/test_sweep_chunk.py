@@ -161,6 +161,26 @@ def test_a_run_of_known_spans_scores_as_its_spans_do(function, start, spans):
                                     for a, b in _spans([(start, stop, True)])]))
 
 
+@pytest.mark.parametrize("start", [0x41C00000,  # x = 24..: x itself, consecutive encodings
+                                   0xC1C00000,  # the far left: one constant, -0
+                                   0x3F800000])  # x = 1..: the middle, against the reference
+def test_outputs_in_strided_memory_score_as_contiguous_ones(start):
+    """An implementation may return a view of a wider array: its outputs are tested and scored
+    as the same outputs in an array of their own are (the tests of encodings read contiguous
+    outputs two at a time, as 64-bit words)."""
+    from gelucheck.backends import load_user
+    from gelucheck.functions import get_function
+
+    f, stop = get_function("gelu"), start + 2 * chunk.KNOWN_SPAN
+    figures = []
+    for name in ("rounded_gelu", "strided_gelu"):
+        impl = load_user(f"sweep_impls:{name}", "gelu")
+        assert impl(np.ones(4, dtype=np.float32)).flags.c_contiguous == (name == "rounded_gelu")
+        figures.append(plain(chunk.evaluate([impl], f, start, stop))["implementations"][
+            f"user:sweep_impls:{name}/gelu"])
+    assert figures[0] == figures[1]
+
+
 @pytest.mark.parametrize("names", [["planted_tiny"], ["rounded_gelu", "planted_tiny"],
                                    ["planted_tiny", "rounded_gelu"], ["raises_at_planted_tiny"],
                                    ["rounded_gelu", "raises_at_planted_tiny", "rounded_gelu_tanh"],

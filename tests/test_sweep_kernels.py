@@ -407,11 +407,13 @@ def _modulo(first, n):
 
 
 def _placed(values, offset):
-    """values in an array that starts ``offset`` encodings past an aligned 64-bit word: the
-    tests read whole words, and the encodings at either end apart."""
-    room = np.zeros(len(values) + 2, dtype=np.uint32)
+    """values in an array that starts ``offset`` encodings past an aligned 64-bit word (the
+    tests read whole words, and the encodings at either end apart), or -1: every other
+    encoding of a wider one (strided: each apart)."""
+    stride, offset = (2, 1) if offset < 0 else (1, offset)
+    room = np.zeros(stride * len(values) + 2, dtype=np.uint32)
     assert room.ctypes.data % 8 == 0
-    out = room[offset:offset + len(values)]
+    out = room[offset:offset + stride * len(values):stride]
     out[:] = values
     return out
 
@@ -422,14 +424,14 @@ _RUNS = [(0x3F800000, 0x3F800400), (0xFFFFFF00, 0xFFFFFFF0), (0xFFFFFF01, 0x10),
          (0x10, 0xFFFFFFF1), (0xFFFFFC18, 7), (0xFFFFFFFF, 0xFFFFFFFF)]
 
 
-@pytest.mark.parametrize("offset", [0, 1])
+@pytest.mark.parametrize("offset", [0, 1, -1])
 @pytest.mark.parametrize("n", [1000, 999, 3, 2, 1, 0])
 @pytest.mark.parametrize(("first", "following"), _RUNS)
 def test_the_inputs_tests_find_any_changed_encoding(first, following, n, offset):
     """kernels.consecutive and consecutive_then (the input guard, and the test of a known run's
     results) against NumPy's arithmetic modulo 2^32, on runs that start on a 64-bit word or
-    inside one, of even and odd length: the intact encodings pass, one bit changed anywhere
-    fails, and consecutive_then writes the following encodings either way."""
+    inside one, or strided, of even and odd length: the intact encodings pass, one bit
+    changed anywhere fails, and consecutive_then writes the following encodings either way."""
     k = _kernels()
     intact, written = _modulo(first, n), _modulo(following, n)
     for changed in sorted({None, *(i for i in (0, 1, 17, 255, 256, n - 2, n - 1) if 0 <= i < n)},
@@ -443,7 +445,7 @@ def test_the_inputs_tests_find_any_changed_encoding(first, following, n, offset)
         assert np.array_equal(bits, written)
 
 
-@pytest.mark.parametrize("offset", [0, 1])
+@pytest.mark.parametrize("offset", [0, 1, -1])
 @pytest.mark.parametrize("n", [1000, 999, 2, 1, 0])
 @pytest.mark.parametrize(("value", "mask"), [(0x80000000, 0x7FFFFFFF), (0x3F800000, 0xFFFFFFFF)])
 def test_the_constant_test_finds_any_other_encoding(value, mask, n, offset):
