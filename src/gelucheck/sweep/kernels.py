@@ -700,14 +700,12 @@ def encodings(out, first):
 
 
 # The tests of encodings below read two a step, as one 64-bit word (little-endian: its lower
-# half holds the first): 64-bit lanes and no widening of a 32-bit count, a third less time
-# an input than counting in 32 bits. A run that wraps past 2^32 is split there (a lower half
-# would carry into its upper); an odd last encoding is tested on its own, as are strided ones.
+# half holds the first): 64-bit lanes, no widening of a 32-bit count in every lane
+# (docs/design.md, The sweep). A run that wraps past 2^32 is split there (a lower half would
+# carry into its upper); an odd last encoding is tested on its own, as are strided ones.
 _PAIR_STEP = np.uint64((2 << 32) | 2)  # the next pair of consecutive encodings
 _LOW = np.uint64(0xFFFFFFFF)
 _WRAP = 1 << 32
-
-
 _NO_WORDS = np.empty(0, dtype=np.uint64)
 
 
