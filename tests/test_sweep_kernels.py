@@ -513,6 +513,44 @@ def test_subnormal_values_are_judged_against_the_fixed_quantum():
                                           np.copysign(fastref.TAIL_FLOOR, values), values))
 
 
+@pytest.mark.parametrize("bound", [fastref.RELATIVE_BOUND, fastref.COMPILED_BOUND,
+                                   fastref.DERIVATIVE_BOUND])
+def test_a_value_that_may_lie_across_a_power_of_two_is_in_doubt(bound):
+    """Below a power of two 2^k float32's ulp is half what it is above, so a float64 value
+    whose exact value may lie across 2^k must be in doubt: the test of the float32s'
+    window finds it (2^k is a float32). At every float64 within 40 places of 2^k, both signs,
+    across float32's normal range, the compiled test (kernels._judge) and the NumPy one
+    (fastref._uncertain, for RELATIVE_BOUND) leave no value in doubt whose distance from 2^k
+    the bound could cover: |v - 2^k| <= bound·|v| (exact in float64: v and 2^k lie within a
+    factor 2, and bound is a power of two)."""
+    k = _kernels()
+    from numba import njit
+
+    judge = k._judge
+
+    @njit
+    def doubts(values, bound):
+        slack = np.int64(bound * 2.0**53)
+        out = np.empty(len(values), dtype=np.bool_)
+        for i, value in enumerate(values):
+            out[i] = judge(value, False, slack, 0.0, False)[2]
+        return out
+
+    slack = int(bound * 2.0**53)
+    powers = np.ldexp(1.0, np.arange(-125, 128, 7)).view(np.int64)
+    steps = np.arange(-slack - 40, slack + 41, dtype=np.int64)
+    v = (powers[:, None] + steps[None, :]).reshape(-1).view(np.float64)
+    v = np.concatenate([v, -v])
+    mantissa, exponent = np.frexp(v)  # the power of two nearest v: 2^exponent or half it
+    power = np.copysign(np.ldexp(1.0, exponent - (np.abs(mantissa) < 0.75)), v)
+    reachable = np.abs(v - power) <= bound * np.abs(v)
+    assert reachable.sum() > len(powers) and not reachable.all()
+    flagged = doubts(v, bound)
+    assert flagged[reachable].all()
+    if bound == fastref.RELATIVE_BOUND:
+        assert fastref._uncertain(v)[reachable].all()
+
+
 def test_the_loops_skip_the_subnormal_test_only_above_minus_12(monkeypatch):
     """Φ(-12) and GELU(-12) are float32 normal numbers (mpmath), so x >= -12 needs no
     subnormal test; below, where Φ(-13.5) is subnormal, phi_block is told to make it."""

@@ -9,6 +9,7 @@ from gelucheck.checks import reference_data
 from gelucheck.formats import FLOAT32, FLOAT64
 from gelucheck.reference.mpref import correctly_rounded
 from gelucheck.sweep import chunk, fastref, loops, proofs, reference
+from gelucheck.sweep.constants import FRACTION_MASK
 from sweep_support import (
     FUNCTIONS,
     size,
@@ -137,14 +138,12 @@ def test_the_reference_without_arb_is_the_same(monkeypatch):
         assert np.array_equal(a.view(np.int64), b.view(np.int64))
 
 
-@pytest.mark.parametrize("side_known", [False, True])
-def test_uncertain_is_its_definition_at_every_edge(side_known):
+def test_uncertain_is_its_definition_at_every_edge():
     """fastref._uncertain tests its ranges by one comparison modulo their width; on encodings
     at and beside every edge of the ranges (both signs, random exponents) it flags exactly
     what the two-sided definition does: the 29 bits below float32's last place within SLACK
-    of a midpoint or of a float32 (0, or all ones just below the next), or (unless the side
-    is known) a fraction within SLACK of a power of two."""
-    slack, width, mask = fastref.SLACK, fastref.DROPPED, fastref.FRACTION_MASK
+    of a midpoint or of a float32 (0, or all ones just below the next)."""
+    slack, width, mask = fastref.SLACK, fastref.DROPPED, FRACTION_MASK
     half, full = 1 << (width - 1), 1 << width
     rng = np.random.default_rng(7)
     offsets = [0, slack - 1, slack, slack + 1, mask - slack - 2, mask - slack - 1, mask - slack,
@@ -158,11 +157,9 @@ def test_uncertain_is_its_definition_at_every_edge(side_known):
     bits = (exponents[:, None] | np.array(offsets, dtype=np.int64)[None, :]).reshape(-1)
     bits = np.concatenate([bits, bits | np.int64(-(2**63))])
     v = bits.view(np.float64)
-    dropped, fraction = bits & ((1 << width) - 1), bits & mask
+    dropped = bits & ((1 << width) - 1)
     want = ((dropped >= half - slack) & (dropped <= half + slack)) | (dropped <= slack) | (
         dropped >= full - slack)
-    if not side_known:
-        want |= (fraction <= slack) | (fraction >= mask - slack)
-    got = fastref._uncertain(v, side_known)
+    got = fastref._uncertain(v)
     assert np.array_equal(got, want)
     assert 0 < want.sum() < len(want)

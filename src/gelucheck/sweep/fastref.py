@@ -48,7 +48,6 @@ from . import loops, phi_table
 from .constants import (
     CUBIC,
     DROPPED,
-    FRACTION_MASK,
     ONE_UP,
     PHI0,
     TAIL_FLOOR,
@@ -96,7 +95,10 @@ DERIVATIVE_BOUND = 2.0**-45
 STAR_INTERVALS = (2, 3)
 
 
-# RELATIVE_BOUND in units of the float64 last place: 2^-40 of |v| is at most 2^13 of them.
+# RELATIVE_BOUND in units of the float64 last place of v's binade: 2^-40 of |v| is at most
+# 2^13 of them. The exact value thus lies on v's side of each float32 that v is more than
+# SLACK places from - of a power of two too, where float32's ulp halves: the float32s' window
+# serves for both (_uncertain, kernels._judge).
 SLACK = 1 << 13
 
 
@@ -126,23 +128,18 @@ MIDDLE = {PHI: lambda x, out: special.ndtr(x, out=out), GELU: _gelu,
           GELU_TANH: lambda x, out: np.copyto(out, _tanh_form(x))}
 
 
-def _uncertain(v: np.ndarray, side_known: bool = False) -> np.ndarray:
+def _uncertain(v: np.ndarray) -> np.ndarray:
     """Where the float64 value is too close, for RELATIVE_BOUND, to a float32 rounding
-    midpoint (the rounding could go either way), to a float32 (an output a whole number of
-    ulps away could err by a little more or a little less: the histogram's edges) or to a
-    power of two (ulp(v) could halve), unless the side of the power is known. Integer tests
-    on the float64 encoding: a float32 midpoint has the 29 dropped bits 1000...0, a float32
-    0000...0, a power of two a zero fraction."""
+    midpoint (the rounding could go either way) or to a float32 (an output a whole number of
+    ulps away could err by a little more or a little less: the histogram's edges; at a power
+    of two, ulp(v) could halve: SLACK's comment). Integer tests on the float64 encoding: a
+    float32 midpoint has the 29 dropped bits 1000...0, a float32 0000...0."""
     bits = v.view(np.int64)
     # the 28 bits below half a float32 ulp in [-SLACK, SLACK] modulo their width: shifted by
     # SLACK, at most 2·SLACK (one comparison; NumPy's int64 abs branches, far slower)
     shifted = bits + SLACK
     shifted &= (1 << (DROPPED - 1)) - 1
     doubt = shifted <= 2 * SLACK
-    if not side_known:  # a fraction in [0, SLACK] or [FRACTION_MASK - SLACK, FRACTION_MASK]
-        np.add(bits, SLACK + 1, out=shifted)
-        shifted &= FRACTION_MASK
-        doubt |= shifted <= 2 * SLACK + 1
     # below float32's normal range the quantum is fixed: test against it directly
     small = np.abs(v) < FLOAT32.smallest_normal
     if small.any():
@@ -363,7 +360,7 @@ def fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -
         if name == "mid_pos":  # below 1 (Φ) or x (GELU, both forms)
             known = _below(vm, 1.0 if phi_right else x64[s])
         unit[s] = 2.0**-24 if phi_right else FLOAT32.ulp_of(vm)
-        slow.append(np.flatnonzero(_uncertain(vm, side_known=phi_right) & ~known) + s.start)
+        slow.append(np.flatnonzero(_uncertain(vm) & ~known) + s.start)
     return np.concatenate(slow) if slow else np.zeros(0, np.int64)
 
 

@@ -94,8 +94,9 @@ SERIES_PIECES = ((2.0**-10, 3), (2.0**-5, 5), (TAYLOR_EDGE, 7))  # (edge, terms 
 @njit(inline="always", error_model="numpy")
 def _judge(value, phi_right, slack, subnormal_slack, subnormal):
     """(v, unit, doubt): float32's ulp of the exact value near ``value``, and whether value
-    lies within the bound (slack: in float64 last places of its binade) of a float32, of a
-    rounding midpoint or of a power of two, as fastref._uncertain tests it. ``phi_right``:
+    lies within the bound (slack: in float64 last places of its binade) of a float32 or of a
+    rounding midpoint, as fastref._uncertain tests it - powers of two, where the ulp halves,
+    among the float32s (fastref.SLACK's comment). ``phi_right``:
     Φ in (1/2, 1), whose ulp and side of 1/2 are known. ``subnormal``: whether value may lie
     below float32's normal range, whose test costs as much as all the rest (vectorized, both
     sides are computed); there a value nearer 0 than any other float32 is kept TAIL_FLOOR
@@ -103,10 +104,8 @@ def _judge(value, phi_right, slack, subnormal_slack, subnormal):
     bits = _as_int(value)
     if phi_right:
         unit = PHI_RIGHT_UNIT
-        power = False
     else:
         unit = _as_float(max((bits & EXPONENT_FIELD) - PRECISION_SHIFT, UNIT_FLOOR))
-        power = ((bits + slack + 1) & FRACTION_MASK) <= 2 * slack + 1
     half_step = _near_half_step(bits, slack)
     if subnormal and abs(value) < SMALLEST_NORMAL:  # the quantum is fixed: test against it directly
         steps = math.floor(value / QUANTUM + 0.5)
@@ -115,7 +114,7 @@ def _judge(value, phi_right, slack, subnormal_slack, subnormal):
         near = (residual > subnormal_slack) | ((residual < 0.5 * QUANTUM - subnormal_slack)
                                                & (steps != 0.0))
         return math.copysign(max(abs(value), TAIL_FLOOR), value), unit, near & (value != 0.0)
-    return value, unit, half_step or power
+    return value, unit, half_step
 
 
 
