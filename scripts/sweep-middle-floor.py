@@ -13,12 +13,15 @@ ROUNDS rounds (default 3) taken in turn, so that the machine's drift falls on al
     scripts/sweep-middle-floor.py torch:F.gelu gelu 36 3e be [--rounds=N]
 
 TASK: hex, a task's first encoding >> 24; every one of its blocks must be one compiled run
-(the middle between the closed-form parts, within one piece of the loops)."""
+(the middle between the closed-form parts, within one piece of the loops): any other task
+is refused, before anything is timed."""
 import sys
 import time
 
 import numpy as np
 
+from gelucheck.errors import GelucheckError
+from gelucheck.formats import FLOAT32
 from gelucheck.functions import get_function
 from gelucheck.sweep import chunk, loops, reference, worker
 from gelucheck.sweep.inputs import Inputs, call
@@ -36,10 +39,7 @@ def passes(impls, function, start: int, prove: bool) -> None:
         inputs.following = a + block if a + block < start + TASK else None
         bits = inputs.block(a, a + block)
         x = bits.view(np.float32)
-        made = module.compiled_run(function, x)
-        if made is None:
-            sys.exit(f"[0x{a:08x}, 0x{a + block:08x}) is no compiled run of {function.name}")
-        v, unit, doubt = made
+        v, unit, doubt = module.compiled_run(function, x)  # (refusal: one compiled run)
         if prove and doubt.any():
             resolve_all(function, x, np.flatnonzero(doubt), v, unit)
         for position, impl in enumerate(impls, 1):
@@ -48,9 +48,24 @@ def passes(impls, function, start: int, prove: bool) -> None:
                 compiled.histogram_above_four(y, v, unit, np.zeros(64, dtype=np.int64))
 
 
+def refusal(function, start: int) -> str | None:
+    """Why the task at ``start`` is no task of the compiled middle, or None: the sweep scores
+    it in closed form somewhere, or some block is no one compiled run."""
+    for a, b, known in chunk.block_plan(function, start, start + TASK):
+        if known:
+            return f"0x{a:08x} is scored in closed form, not by the compiled middle"
+        if b - a != chunk.COMPILED_BLOCK or not reference.one_compiled_run(
+                function, *map(float, FLOAT32.from_bits(np.array([a, b - 1], np.uint32)))):
+            return f"[0x{a:08x}, 0x{b:08x}) is no compiled run of {function.name}"
+    return None
+
+
 def main(spec: str, function_name: str, tasks: list[int], rounds: int = 3) -> None:
-    worker._tune_process()
     function = get_function(function_name)
+    for task in tasks:
+        if (why := refusal(function, task << 24)) is not None:
+            sys.exit(f"task 0x{task:02x}: {why}")
+    worker._tune_process()
     impls = worker.resolve({"kind": "builtin", "impl": spec, "function": function.name})
     reference.warm([function])
     warm_proofs()
@@ -75,10 +90,23 @@ def main(spec: str, function_name: str, tasks: list[int], rounds: int = 3) -> No
               f"{(proved - alone) / whole:.0%}")
 
 
+def task_of(text: str) -> int:
+    """A TASK argument: hex, naming a task of finite encodings."""
+    try:
+        task = int(text, 16)
+    except ValueError:
+        sys.exit(f"TASK is a task's first encoding >> 24, in hex (36, 3e, be), not {text!r}")
+    if not any(lo <= task << 24 and (task + 1) << 24 <= hi for lo, hi in chunk.finite_ranges()):
+        sys.exit(f"task 0x{task:02x} is not a task of finite float32 inputs (00-7e, 80-fe)")
+    return task
+
+
 if __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--rounds")]
-    rounds = next((int(a.split("=", 1)[1]) for a in sys.argv[1:] if a.startswith("--rounds=")),
-                  3)
-    if len(args) < 3:
+    rounds = [a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--rounds")]
+    if len(args) < 3 or len(rounds) > 1 or (rounds and not rounds[0].isdigit()):
         sys.exit(__doc__)
-    main(args[0], args[1], [int(t, 16) for t in args[2:]], rounds)
+    try:
+        main(args[0], args[1], [task_of(t) for t in args[2:]], int(rounds[0]) if rounds else 3)
+    except GelucheckError as exc:  # an unknown function or backend: the valid ones named
+        sys.exit(str(exc))

@@ -74,18 +74,48 @@ def test_sweep_against_alone_times_both_over_every_input():
 @pytest.mark.slow
 def test_sweep_floor_times_the_passes_every_check_must_make():
     """Two implementations over a few spans of the saturated right: each output read, then
-    each call's inputs too - both add to the implementations' own time."""
+    each call's inputs too, then those rewritten as the next span's - each adds to the
+    implementations' own time."""
     out = _run("sweep-floor.py", "torch:F.gelu", "2", "1", "4")
     found = re.findall(r"^round 1, (each output read.*): 2 x torch:F.gelu ([\d.]+) ns an input, "
                        r"the passes ([\d.]+) -> ([\d.]+)x$", out, re.M)
-    assert [f[0] for f in found] == ["each output read",
-                                     "each output read, each call's inputs read"], out
+    assert [f[0] for f in found] == [
+        "each output read", "each output read, each call's inputs read",
+        "each output read, each call's inputs read and the next span's written"], out
     for _, calls, passes, ratio in found:
         assert float(calls) > 0 and float(passes) > 0
         assert float(ratio) == pytest.approx((float(calls) + float(passes)) / float(calls),
                                              abs=0.01)
-    assert re.search(r"^median over 1: [\d.]+x reading each output, [\d.]+x guarding", out, re.M)
+    assert re.search(r"^median over 1: [\d.]+x each output read, [\d.]+x each output read, "
+                     r"each call's inputs read, [\d.]+x .* next span's written$", out, re.M)
 
+
+@pytest.mark.slow
+def test_sweep_middle_floor_runs_a_task_three_ways():
+    """A task of GELU's series through chunk.evaluate, then the passes with and without the
+    proofs: three positive times and the two shares they imply."""
+    out = _run("sweep-middle-floor.py", "torch:F.gelu", "gelu", "36", "--rounds=1")
+    found = re.search(r"^task 0x36: evaluate ([\d.]+) ms \(([\d.]+) ns an input\), the passes "
+                      r"and proofs ([\d.]+) ms .*, the passes alone ([\d.]+) ms .*; bookkeeping "
+                      r"(-?\d+)% of the task, proofs (-?\d+)%$", out, re.M)
+    assert found, out
+    whole, per_input, proved, alone, bookkeeping, proofs = map(float, found.groups())
+    assert min(whole, proved, alone) > 0
+    assert per_input == pytest.approx(whole * 1e6 / (1 << 24), abs=0.01)
+    assert bookkeeping == pytest.approx(100 * (whole - proved) / whole, abs=1)
+    assert proofs == pytest.approx(100 * (proved - alone) / whole, abs=1)
+
+
+@pytest.mark.parametrize("task, why", [("60", "is scored in closed form"),
+                                       ("c1", "is no compiled run of gelu")])
+def test_sweep_middle_floor_refuses_a_task_outside_the_compiled_middle(task, why):
+    """A task of the saturated right (closed form), or one across two pieces of the loops
+    (-8 to -32: phi_direct, then R's table), is no task of the compiled middle: said before
+    anything is timed."""
+    result = subprocess.run([sys.executable, str(SCRIPTS / "sweep-middle-floor.py"),
+                             "torch:F.gelu", "gelu", task], capture_output=True, text=True)
+    assert result.returncode != 0 and f"task 0x{task}: " in result.stderr, result.stderr
+    assert why in result.stderr, result.stderr
 
 
 @pytest.mark.slow
