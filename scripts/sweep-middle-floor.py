@@ -26,6 +26,7 @@ from gelucheck.functions import get_function
 from gelucheck.sweep import chunk, loops, reference, worker
 from gelucheck.sweep.inputs import Inputs, call
 from gelucheck.sweep.proofs import resolve_all, warm_proofs
+from gelucheck.sweep.stats import BINS
 
 TASK = 1 << 24
 
@@ -45,7 +46,7 @@ def passes(impls, function, start: int, prove: bool) -> None:
         for position, impl in enumerate(impls, 1):
             y = call(impl, x, a, inputs if position == len(impls) else None).y
             if compiled.score(y, v, unit)[5]:  # an error of 4 ulps or more
-                compiled.histogram_above_four(y, v, unit, np.zeros(64, dtype=np.int64))
+                compiled.histogram_above_four(y, v, unit, np.zeros(BINS, dtype=np.int64))
 
 
 def refusal(function, start: int) -> str | None:

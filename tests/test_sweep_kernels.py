@@ -518,11 +518,11 @@ def test_subnormal_values_are_judged_against_the_fixed_quantum():
 def test_a_value_that_may_lie_across_a_power_of_two_is_in_doubt(bound):
     """Below a power of two 2^k float32's ulp is half what it is above, so a float64 value
     whose exact value may lie across 2^k must be in doubt: the test of the float32s'
-    window finds it (2^k is a float32). At every float64 within 40 places of 2^k, both signs,
-    across float32's normal range, the compiled test (kernels._judge) and the NumPy one
-    (fastref._uncertain, for RELATIVE_BOUND) leave no value in doubt whose distance from 2^k
-    the bound could cover: |v - 2^k| <= bound·|v| (exact in float64: v and 2^k lie within a
-    factor 2, and bound is a power of two)."""
+    window finds it (2^k is a float32). At every float64 within SLACK + 40 places of every
+    7th power of two in float32's normal range, both signs, the compiled test (kernels._judge)
+    and the NumPy one (fastref._uncertain, for RELATIVE_BOUND) leave no value out of doubt
+    whose distance from 2^k the bound could cover: |v - 2^k| <= bound·|v| (exact in
+    float64: v and 2^k lie within a factor 2, and bound is a power of two)."""
     k = _kernels()
     from numba import njit
 
