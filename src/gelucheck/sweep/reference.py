@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import UsageError
 from ..functions import FUNCTIONS, Function, get_function
-from . import loops
+from . import loops, proof_table
 from .proofs import resolve_all
 
 
@@ -100,9 +100,11 @@ def spec(function: Function) -> SweepSpec:
 def require(function: str | Function) -> None:
     """A clear error, before any work, where the function cannot be swept here: its row says
     why not, the module its row names computes no reference for it, or that module cannot
-    here (erf's: no numba, or a C library beyond its bound)."""
+    here (erf's: no numba, or a C library beyond its bound); or the table of proven inputs
+    is damaged."""
     function = get_function(function)
     module_of(function).require(function)
+    proof_table.table()
 
 
 _NONE = np.zeros(0, dtype=np.int64)  # no input to resolve
