@@ -4,14 +4,13 @@ bound: their correctly rounded results read from the table of those proven befor
 (docs/design.md, The sweep)."""
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
 
-from ..formats import FLOAT32, FLOAT64
+from ..formats import FLOAT32
 from ..functions import Function
 from ..reference import arbref
 from ..reference.mpref import correctly_rounded
@@ -24,34 +23,46 @@ _afresh: list[tuple[str, float, Proof]] | None = None
 
 def resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndarray,
                  unit: np.ndarray) -> None:
-    """v and unit at the inputs x[slow], from their correctly rounded results."""
-    for i, (bits, bits64, side) in zip(slow, _proofs(function, x[slow])):
-        v[i] = float(FLOAT64.from_bits(bits64))
-        rounded = float(FLOAT32.from_bits(bits))
-        unit[i] = FLOAT32.ulp_of(np.array([rounded]))[0] * (0.5 if below_power(rounded, side)
-                                                         else 1.0)
-        if abs(v[i] - rounded) == unit[i] / 2:  # a float64 on the midpoint: keep the side
-            v[i] = math.nextafter(v[i], rounded)
-        elif v[i] == rounded:  # on the float32 itself: keep the side (mpmath's residual
-            # may be a signed zero), so that an output k ulps away errs by more or less than k
-            v[i] = math.nextafter(v[i], math.copysign(math.inf, side))
+    """v and unit at the inputs x[slow], from their correctly rounded results: v the
+    float64's, moved one step to the exact value's side where it is the float32 itself or
+    its midpoint; unit the float32's ulp, half of it just below a power of two. (In array
+    operations: a block's few inputs one by one in NumPy's scalars cost more than the
+    table's lookup.)"""
+    if not len(slow):
+        return
+    bits, bits64, side = _proofs(function, x[slow])
+    value, rounded = bits64.view(np.float64), bits.view(np.float32).astype(np.float64)
+    below = ((np.abs(np.frexp(rounded)[0]) == 0.5) & (np.abs(rounded) > FLOAT32.smallest_normal)
+             & (np.copysign(1.0, side) * np.copysign(1.0, rounded) < 0))
+    ulp = FLOAT32.ulp_of(rounded) * np.where(below, 0.5, 1.0)
+    midpoint = np.abs(value - rounded) == ulp / 2  # a float64 on the midpoint: keep the side
+    # on the float32 itself: keep the side (mpmath's residual may be a signed zero), so that
+    # an output k ulps away errs by more or less than k
+    toward = np.where(midpoint, rounded, np.copysign(np.inf, side))
+    moved = midpoint | (value == rounded)
+    v[slow] = np.where(moved, np.nextafter(value, toward), value)
+    unit[slow] = ulp
 
 
-def _proofs(function: Function, x: np.ndarray) -> Iterator[Proof]:
-    """resolve's answer for each input x: the table's where it holds the input."""
-    stored = proof_table.entries(function.name) if _afresh is None and len(x) else None
+def _proofs(function: Function, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """resolve's answers for the inputs x, as arrays (float32 and float64 encodings, side):
+    the table's where it holds the input."""
+    stored = proof_table.entries(function.name) if _afresh is None else None
     encodings = proof_table.encodings_of(x) if stored is not None else None
     found = np.full(len(x), -1)
     if stored is not None and encodings is not None:
         found = stored.find(encodings)
-    for j, xk in zip(found, x):
-        if stored is not None and j >= 0:
-            yield int(stored.bits[j]), int(stored.bits64[j]), float(stored.side[j])
-        else:
-            proof = resolve(function, float(xk))
-            if _afresh is not None:
-                _afresh.append((function.name, float(xk), proof))
-            yield proof
+    bits, bits64, side = np.empty(len(x), np.uint32), np.empty(len(x), np.uint64), np.empty(len(x))
+    if stored is not None:
+        held = found >= 0
+        bits[held], bits64[held] = stored.bits[found[held]], stored.bits64[found[held]]
+        side[held] = stored.side[found[held]]
+    for k in np.flatnonzero(found < 0):
+        proof = resolve(function, float(x[k]))
+        bits[k], bits64[k], side[k] = proof
+        if _afresh is not None:
+            _afresh.append((function.name, float(x[k]), proof))
+    return bits, bits64, side
 
 
 @contextmanager
@@ -89,9 +100,3 @@ def resolve(function: Function, x: float) -> tuple[int, int, float]:
             return proven
     r = correctly_rounded(function, x, FLOAT32)
     return r.bits, r.float64_bits, r.residual
-
-
-def below_power(rounded: float, side: float) -> bool:
-    """The exact value lies just inside the binade below the power of two it rounded to."""
-    return (abs(math.frexp(rounded)[0]) == 0.5 and abs(rounded) > FLOAT32.smallest_normal
-            and math.copysign(1.0, side) * math.copysign(1.0, rounded) < 0)
