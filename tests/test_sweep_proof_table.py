@@ -3,6 +3,7 @@ the correctly rounded results mpmath and Arb give, the sweep's figures are the s
 as with every input proven afresh, it holds the doubts the compiled loops leave today, and a
 damaged copy is refused by name."""
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -191,3 +192,28 @@ def test_the_script_writes_the_doubts_of_a_range_and_keeps_the_other_functions(t
 def test_the_script_refuses_a_function_it_cannot_sweep():
     done = _make("gelu", "nope", "--out", "/nonexistent/t.npz")
     assert done.returncode != 0 and "not sweepable: nope; choose from" in done.stderr
+
+
+def test_verify_rederives_a_sample_of_each_function_and_finds_the_shipped_table_right():
+    found = proof_table.verify(["gelu", "erfc"], arb=False)
+    assert found.ok and found.checked == {"gelu": proof_table.DEFAULT_SUBSET,
+                                          "erfc": proof_table.DEFAULT_SUBSET}
+
+
+def test_reference_verify_names_an_entry_that_is_not_the_correct_rounding(tmp_path,
+                                                                          monkeypatch, capsys):
+    """A table whose digest holds but whose float64s are each one step off (made so, not
+    damaged in transit): `gelucheck reference verify` exits 1 naming the function and x."""
+    table = dict(proof_table.table())
+    g = table["gelu"]
+    table["gelu"] = proof_table.Proven(g.x, g.bits, g.bits64 + np.uint64(1), g.side)
+    path = tmp_path / "sweep_proofs.npz"
+    proof_table.write(table, path)
+    monkeypatch.setattr(proof_table, "PATH", path)
+    assert main(["reference", "verify", "--dtype", "float32", "--function", "gelu",
+                 "--no-arb"]) == 1
+    out = capsys.readouterr().out
+    assert "sweep proofs (sweep_proofs.npz): 50 entries of 1 functions" in out
+    assert re.search(rf"ERROR {re.escape(str(path))}: gelu at x=\S+ \(0x[0-9a-f]{{8}}\): "
+                     r"stored \(\d+, \d+, -?1\), mpmath", out)
+    assert "reference data FAILED verification" in out

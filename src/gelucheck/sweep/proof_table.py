@@ -11,8 +11,9 @@ scripts/make-proof-table.py writes data/sweep_proofs.npz with a digest, checked 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from zipfile import BadZipFile
@@ -109,3 +110,60 @@ def encodings_of(x: np.ndarray) -> np.ndarray | None:
     if not np.array_equal(narrow.astype(x.dtype), x):
         return None
     return narrow.view(np.uint32)
+
+
+DEFAULT_SUBSET = 50  # entries per function re-derived by verify without full
+
+
+@dataclass
+class Verified:
+    """verify's findings: entries re-derived per function, Arb's proofs, what differs."""
+
+    checked: dict[str, int] = field(default_factory=dict)
+    arb_proven: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def verify(functions: list[str] | None = None, full: bool = False, arb: bool = True,
+           seed: int = 0, path: Path | None = None) -> Verified:
+    """The table's entries (a random subset of each function's, every one with ``full``)
+    derived afresh by mpmath's Ziv loop, and proven by Arb where python-flint is installed:
+    the float32, the float64 and the exact value's side must be the stored ones
+    (``gelucheck reference verify``)."""
+    from ..formats import FLOAT32
+    from ..functions import get_function
+    from ..reference import arbref
+    from ..reference.mpref import correctly_rounded
+
+    out = Verified()
+    try:
+        stored = table(path)
+    except ReferenceDataError as exc:
+        out.problems.append(str(exc))
+        return out
+    arb = arb and arbref.available()
+    rng = np.random.default_rng(seed)
+    for name in sorted(stored) if functions is None else [f for f in functions if f in stored]:
+        proven, function = stored[name], get_function(name)
+        n = len(proven.x)
+        picked = range(n) if full else np.sort(rng.choice(n, min(DEFAULT_SUBSET, n),
+                                                          replace=False))
+        for j in picked:
+            x = float(FLOAT32.from_bits(proven.x[j]))
+            entry = (int(proven.bits[j]), int(proven.bits64[j]), int(proven.side[j]))
+            mp = correctly_rounded(function, x, FLOAT32)
+            fresh = (mp.bits, mp.float64_bits, int(math.copysign(1, mp.residual)))
+            if fresh != entry:
+                out.problems.append(f"{path or PATH}: {name} at x={x!r} "
+                                    f"({int(proven.x[j]):#010x}): stored {entry}, mpmath {fresh}")
+            if arb and (by_arb := arbref.rounded(function, x, FLOAT32)) is not None:
+                out.arb_proven += 1
+                if tuple(map(int, by_arb)) != entry:
+                    out.problems.append(f"{path or PATH}: {name} at x={x!r}: stored {entry}, "
+                                        f"Arb {tuple(by_arb)}")
+        out.checked[name] = len(picked)
+    return out
