@@ -50,8 +50,8 @@ def run(args) -> int:
             continue
         print(f"{who} [{r.range[0]}, {r.range[1]}): {tables.sweep_figures(r)}, "
               f"{_timing(r.wall_s, r.n_evaluated)}; "
-              f"{r.n_slow_reference:,} too close for float64, proven (by Arb or mpmath, or before:"
-              " the table of proven inputs)")
+              f"{r.n_slow_reference:,} too close for float64, each proven (read from the "
+              "stored proofs, else by Arb or mpmath)")
         documented = published.beside(r)
         if documented:
             print(f"  {documented}")

@@ -11,8 +11,8 @@ x splits into four parts, contiguous in a monotone chunk of encodings:
   is subnormal and odd) and of a power of two.
 - x >= 9: 1 or x; the neglected Q(9) < 2^-62 is below, never above.
 - the middle: float64 SciPy ``ndtr`` (GELU: x·ndtr(x)), x/(1 + exp(-2u)) for the tanh form,
-  checked against float32s, their rounding midpoints and powers of two, Arb or mpmath where
-  too close.
+  checked against float32s, their rounding midpoints and powers of two, the stored proofs,
+  Arb or mpmath where too close.
 The derivatives (GELU′, the tanh form′, φ) follow the same plan in ``_fill_smooth``, with the
 bound relative to the size of their terms, which cancel at x*.
 

@@ -2,7 +2,7 @@
 (``Function.sweep_reference``) computes them through the SweepReference protocol - the Φ and
 GELU family's ``fastref``, the erf family's ``erf_reference`` - and this module asks the row,
 never the function's name (docs/design.md, Adding a function). Inputs whose float64 value the
-module cannot decide go to Arb or mpmath (proofs.resolve_all)."""
+module cannot decide go to the stored proofs, Arb or mpmath (proofs.resolve_all)."""
 from __future__ import annotations
 
 import importlib
@@ -113,8 +113,8 @@ _NONE = np.zeros(0, dtype=np.int64)  # no input to resolve
 def values(function: str | Function, x: np.ndarray,
            monotone: bool = False) -> tuple[np.ndarray, np.ndarray, int]:
     """(v, unit, slow): float64 values of the function at float32 inputs, float32's ulp of
-    the exact values, and how many inputs were resolved (Arb or mpmath) because the fast
-    value was uncertain.
+    the exact values, and how many inputs were resolved (the stored proofs, Arb or mpmath)
+    because the fast value was uncertain.
     Fastest for a monotone x (a run of encodings of one sign: say so with ``monotone``, which
     skips the check); any order is accepted."""
     v, unit, slow = values_and_doubts(function, x, monotone)
@@ -155,7 +155,8 @@ def values_and_doubts(function: str | Function, x: np.ndarray,
 
 
 def proven(function: Function, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(v, unit) at float32 inputs x, each resolved (Arb or mpmath) as a doubt is."""
+    """(v, unit) at float32 inputs x, each resolved (the stored proofs, Arb or mpmath) as a
+    doubt is."""
     v, unit = np.empty(len(x)), np.empty(len(x))
     resolve_all(function, x, np.arange(len(x)), v, unit)
     return v, unit

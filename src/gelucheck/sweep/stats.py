@@ -152,7 +152,8 @@ class ChunkStats:
     function: str
     start: int
     stop: int
-    n_slow_reference: int  # inputs too close to decide in float64: settled by Arb or mpmath
+    # inputs too close to decide in float64: settled by the stored proofs, Arb or mpmath
+    n_slow_reference: int
     reference_s: float
     implementations: Mapping[str, Outcome] = field(default_factory=dict)
     task_s: float = 0.0  # the task's whole time: blocks, merging, bookkeeping
