@@ -54,12 +54,18 @@ def ulp(v, fmt: str | Format) -> np.ndarray:
 
 def _ulp_of_exact(exact: Exact, fmt: Format) -> np.ndarray:
     r = np.where(np.isfinite(exact.rounded), exact.rounded, 1.0)
-    unit = fmt.ulp_of(r)
-    # v just inside a binade below the power of two it rounded up to: ulp of the lower binade.
-    # The sign of the residual says the side, even as a signed zero (a difference too small
-    # for float64); an exact value's zero residual is signed like the value (not inward).
-    inward = np.signbit(exact.residual) != np.signbit(r)
-    below = (np.abs(np.frexp(r)[0]) == 0.5) & inward
+    return ulp_of_exact(r, exact.residual, fmt)
+
+
+def ulp_of_exact(rounded: np.ndarray, side: np.ndarray, fmt: Format) -> np.ndarray:
+    """fmt's ulp of exact values, from their finite correctly rounded results and the sign
+    of exact - rounded (``side``): the rounded result's, but where the exact value lies just
+    inside the binade below the power of two it rounded up to, the lower binade's. The sign
+    says the side even as a signed zero (a difference too small for float64); an exact
+    value's zero residual is signed like the value (not inward)."""
+    unit = fmt.ulp_of(rounded)
+    inward = np.signbit(side) != np.signbit(rounded)
+    below = (np.abs(np.frexp(rounded)[0]) == 0.5) & inward
     return np.where(below, np.maximum(unit / 2, 2.0**fmt.quantum_exponent), unit)
 
 

@@ -14,6 +14,7 @@ from ..formats import FLOAT32
 from ..functions import Function
 from ..reference import arbref
 from ..reference.mpref import correctly_rounded
+from ..ulp import ulp_of_exact
 from . import proof_table
 
 Proof = tuple[int, int, float]  # resolve's: float32 and float64 encodings, side
@@ -32,9 +33,7 @@ def resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndarr
         return
     bits, bits64, side = _proofs(function, x[slow])
     value, rounded = bits64.view(np.float64), bits.view(np.float32).astype(np.float64)
-    below = ((np.abs(np.frexp(rounded)[0]) == 0.5) & (np.abs(rounded) > FLOAT32.smallest_normal)
-             & (np.copysign(1.0, side) * np.copysign(1.0, rounded) < 0))
-    ulp = FLOAT32.ulp_of(rounded) * np.where(below, 0.5, 1.0)
+    ulp = ulp_of_exact(rounded, side, FLOAT32)
     midpoint = np.abs(value - rounded) == ulp / 2  # a float64 on the midpoint: keep the side
     # on the float32 itself: keep the side (mpmath's residual may be a signed zero), so that
     # an output k ulps away errs by more or less than k
