@@ -12,7 +12,6 @@ file had. --range (hex encodings): a part of each function's inputs, for a test 
 then holds only that part's). Needs numba: the doubts are those of the compiled loops (the
 NumPy reference's wider bound leaves ten times as many)."""
 import argparse
-import math
 import multiprocessing
 import sys
 import time
@@ -24,9 +23,7 @@ from gelucheck.errors import GelucheckError
 from gelucheck.functions import FUNCTIONS, get_function
 from gelucheck.sweep import chunk, loops, proof_table, proofs, reference
 from gelucheck.sweep.inputs import KNOWN_SPAN, encodings
-from gelucheck.sweep.runner import parse_range
-
-TASK = 1 << 24
+from gelucheck.sweep.runner import parse_range, tasks
 
 
 def _doubts(job: tuple[str, int, int]) -> list[tuple[int, int, int, int]]:
@@ -39,8 +36,7 @@ def _doubts(job: tuple[str, int, int]) -> list[tuple[int, int, int, int]]:
             for first in range(a, b, step):
                 x = encodings(first, min(first + step, b)).view(np.float32)
                 reference.values_and_doubts(function, x, monotone=True)
-    # the side's sign is what resolve_all reads of it (mpmath's residual may be a signed 0)
-    return [(int(np.float32(x).view(np.uint32)), bits, bits64, int(math.copysign(1, side)))
+    return [(int(np.float32(x).view(np.uint32)), bits, bits64, proof_table.side_sign(side))
             for _, x, (bits, bits64, side) in proven]
 
 
@@ -64,9 +60,7 @@ def main() -> None:
             reference.module_of(get_function(name)).require(get_function(name))
     except GelucheckError as exc:
         sys.exit(str(exc))
-    jobs = [(name, a, min(a - a % TASK + TASK, hi)) for name in names  # the sweep's tasks
-            for lo, hi in chunk.finite_ranges(start, stop)
-            for a in sorted({lo, *range(lo - lo % TASK + TASK, hi, TASK)})]
+    jobs = [(name, a, b) for name in names for a, b in tasks(start, stop)]  # the sweep's
     kept = {} if not args.out.exists() else {
         name: proven for name, proven in proof_table.table(args.out).items()
         if name not in names}

@@ -96,6 +96,12 @@ def _well_formed(proven: Proven) -> bool:
             and bool(np.all(proven.x[1:] > proven.x[:-1])))
 
 
+def side_sign(side: float) -> int:
+    """A proof's side as stored: its sign, which is all resolve_all reads of it (mpmath's
+    residual may be a signed zero)."""
+    return int(math.copysign(1, side))
+
+
 def entries(function: str) -> Proven | None:
     return table().get(function)
 
@@ -154,16 +160,15 @@ def verify(functions: list[str] | None = None, full: bool = False, arb: bool = T
                                                           replace=False))
         for j in picked:
             x = float(FLOAT32.from_bits(proven.x[j]))
+            at = f"{path or PATH}: {name} at x={x!r} ({int(proven.x[j]):#010x})"
             entry = (int(proven.bits[j]), int(proven.bits64[j]), int(proven.side[j]))
             mp = correctly_rounded(function, x, FLOAT32)
-            fresh = (mp.bits, mp.float64_bits, int(math.copysign(1, mp.residual)))
+            fresh = (mp.bits, mp.float64_bits, side_sign(mp.residual))
             if fresh != entry:
-                out.problems.append(f"{path or PATH}: {name} at x={x!r} "
-                                    f"({int(proven.x[j]):#010x}): stored {entry}, mpmath {fresh}")
+                out.problems.append(f"{at}: stored {entry}, mpmath {fresh}")
             if arb and (by_arb := arbref.rounded(function, x, FLOAT32)) is not None:
                 out.arb_proven += 1
                 if tuple(map(int, by_arb)) != entry:
-                    out.problems.append(f"{path or PATH}: {name} at x={x!r}: stored {entry}, "
-                                        f"Arb {tuple(by_arb)}")
+                    out.problems.append(f"{at}: stored {entry}, Arb {tuple(by_arb)}")
         out.checked[name] = len(picked)
     return out

@@ -46,16 +46,13 @@ def resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndarr
 def _proofs(function: Function, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """resolve's answers for the inputs x, as arrays (float32 and float64 encodings, side):
     the table's where it holds the input."""
-    stored = proof_table.entries(function.name) if _afresh is None else None
-    encodings = proof_table.encodings_of(x) if stored is not None else None
-    found = np.full(len(x), -1)
-    if stored is not None and encodings is not None:
-        found = stored.find(encodings)
     bits, bits64, side = np.empty(len(x), np.uint32), np.empty(len(x), np.uint64), np.empty(len(x))
-    if stored is not None:
-        held = found >= 0
-        bits[held], bits64[held] = stored.bits[found[held]], stored.bits64[found[held]]
-        side[held] = stored.side[found[held]]
+    found = np.full(len(x), -1)
+    stored = proof_table.entries(function.name) if _afresh is None else None
+    if stored is not None and (encodings := proof_table.encodings_of(x)) is not None:
+        found = stored.find(encodings)
+        held, j = found >= 0, found[found >= 0]
+        bits[held], bits64[held], side[held] = stored.bits[j], stored.bits64[j], stored.side[j]
     for k in np.flatnonzero(found < 0):
         proof = resolve(function, float(x[k]))
         bits[k], bits64[k], side[k] = proof
