@@ -75,6 +75,27 @@ def test_an_isolated_childs_process_and_log_are_gone_after_the_command(tmp_path)
     assert not list(tmp_path.glob("gelucheck-child-*.log"))
 
 
+# each command's least work, should the refusal be missing
+_LEAST = {"check": ["--dtype", "bfloat16"], "sweep": ["--range", "0x3f800000:0x3f800100"],
+          "search": ["--evaluations", "1000", "--workers", "1"]}
+
+
+@pytest.mark.parametrize("command", sorted(_LEAST))
+@pytest.mark.parametrize(("names", "refusal"), [
+    (["scipy:ndtr", "scipy:ndtr"], "--backend 'scipy:ndtr' is given twice"),
+    (["scipy", "scipy:ndtr"], "--backend 'scipy:ndtr' is named already by --backend 'scipy'"),
+    (["scipy:ndtr", "scipy"], "--backend 'scipy:ndtr' is named already by --backend 'scipy'"),
+])
+def test_an_implementation_named_twice_is_refused(command, names, refusal, capsys):
+    """Named twice - the same name, or one of a backend's implementations beside the whole
+    backend - an implementation would be measured twice or once silently: every command
+    that takes --backend refuses it before any work, naming both."""
+    argv = [command, "--function", "phi", "--no-progress", *_LEAST[command],
+            *(a for n in names for a in ("--backend", n))]
+    assert main(argv) == 2
+    assert refusal in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("argv", [
     ["search", "--function", "erf", "--backend", "libm", "--seed", "1", "--seed", "2"],
     ["sweep", "--function", "gelu", "--backend", "scipy", "--workers", "1", "--workers", "2"],

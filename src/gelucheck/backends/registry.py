@@ -222,6 +222,20 @@ class UserOptions:
     autograd: bool = False
 
 
+def refuse_named_twice(backends: list[str], impls: list[str]) -> None:
+    """Each implementation named once: a name given twice, or one of a backend's
+    implementations (backend:name) beside the whole backend, which selects it already, is
+    refused - measured once, one of the two would be dropped silently; measured twice, its
+    figures would stand twice in every table."""
+    refuse_repeats("--backend", backends)
+    refuse_repeats("--impl", impls)
+    whole = {b for b in backends if ":" not in b}
+    for spec in backends:
+        if (backend := spec.partition(":")[0]) != spec and backend in whole:
+            raise UsageError(f"--backend {spec!r} is named already by --backend {backend!r} "
+                             f"(every implementation of {backend}): name one of them")
+
+
 def implementations(backends: list[str] | None, impls: list[str] | None,
                     functions: list[Function] | None, user: UserOptions = UserOptions(),
                     every_backend: bool = True) -> Selection:
@@ -231,8 +245,7 @@ def implementations(backends: list[str] | None, impls: list[str] | None,
     once per function. With no --backend: every backend where ``every_backend``, else none
     once an --impl is given. A user's callable computes what --function says: it must say."""
     backends, impls = list(backends or []), list(impls or [])
-    refuse_repeats("--backend", backends)
-    refuse_repeats("--impl", impls)
+    refuse_named_twice(backends, impls)
     if impls and not functions:
         raise UsageError("--impl: name the function your callable computes with --function "
                          f"(valid choices: {', '.join(FUNCTIONS)})")

@@ -7,7 +7,7 @@ import argparse
 import sys
 from collections.abc import Iterator, Sequence
 
-from ..backends.registry import DEVICES, FRAMEWORKS
+from ..backends.registry import DEVICES, FRAMEWORKS, refuse_named_twice
 from ..errors import UsageError
 from ..formats import FORMATS
 from ..functions import FUNCTIONS
@@ -319,6 +319,7 @@ def named_specs(args, what: str) -> list:
     a usage error."""
     from ..sweep.worker import Spec
 
+    refuse_named_twice(args.backend, args.impl or [])
     specs = [Spec(kind="builtin", impl=b, function=args.function.name) for b in args.backend]
     specs += [Spec(kind="user", impl=spec, function=args.function.name,
                    framework=args.framework, device=args.device, autograd=args.autograd)
