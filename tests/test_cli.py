@@ -81,17 +81,48 @@ _LEAST = {"check": ["--dtype", "bfloat16"], "sweep": ["--range", "0x3f800000:0x3
 
 
 @pytest.mark.parametrize("command", sorted(_LEAST))
-@pytest.mark.parametrize(("names", "refusal"), [
-    (["scipy:ndtr", "scipy:ndtr"], "--backend 'scipy:ndtr' is given twice"),
-    (["scipy", "scipy:ndtr"], "--backend 'scipy:ndtr' is named already by --backend 'scipy'"),
-    (["scipy:ndtr", "scipy"], "--backend 'scipy:ndtr' is named already by --backend 'scipy'"),
-])
-def test_an_implementation_named_twice_is_refused(command, names, refusal, capsys):
-    """Named twice - the same name, or one of a backend's implementations beside the whole
-    backend - an implementation would be measured twice or once silently: every command
-    that takes --backend refuses it before any work, naming both."""
+@pytest.mark.parametrize("names", [["scipy", "scipy:ndtr"], ["scipy:ndtr", "scipy"]])
+def test_an_implementation_named_beside_its_backend_is_refused(command, names, capsys):
+    """One of a backend's implementations beside the whole backend would be measured twice
+    (or once, a name dropped silently): every command that takes --backend refuses it before
+    any work, naming both. (The same name twice: the test below.)"""
+    refusal = "--backend 'scipy:ndtr' is named already by --backend 'scipy'"
     argv = [command, "--function", "phi", "--no-progress", *_LEAST[command],
             *(a for n in names for a in ("--backend", n))]
+    assert main(argv) == 2
+    assert refusal in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("argv", "refusal"), [
+    (["check", "--backend", "scipy", "--dtype", "float16", "--dtype", "float16"],
+     "--dtype float16 is given twice"),
+    *[([c, "--function", "phi", "--backend", "scipy:ndtr", "--backend", "scipy:ndtr"],
+       "--backend scipy:ndtr is given twice") for c in ("check", "sweep", "search")],
+    (["check", "--backend", "scipy", "--function", "phi", "--function", "phi"],
+     "--function phi is given twice"),
+    (["check", "--backend", "scipy", "--max-ulp", "x<-5=2", "--max-ulp", "x<-5=2"],
+     "--max-ulp x<-5=2 is given twice"),
+    (["reference", "verify", "--dtype", "float16", "--dtype", "float16"],  # a subcommand's
+     "--dtype float16 is given twice"),
+    (["study", "moons", "--activation", "relu", "--activation", "relu"],
+     "--activation relu is given twice"),
+])
+def test_a_repeatable_option_given_one_value_twice_is_refused(argv, refusal, capsys):
+    """The value would be measured (trained, merged) twice, or once with the other dropped:
+    refused as the command line is read, before any work."""
+    with pytest.raises(SystemExit) as exited:
+        main(argv)
+    assert exited.value.code == 2
+    assert refusal in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("limits", "refusal"), [
+    (["1", "2"], "--max-ulp gives every input two limits (1 and 2)"),
+    (["x<-5=1", "0.5", "x<-5=3"], "--max-ulp gives region x<-5 two limits (x<-5=1 and x<-5=3)"),
+])
+def test_two_limits_for_one_region_are_refused(limits, refusal, capsys):
+    argv = ["check", "--backend", "scipy:ndtr", "--function", "phi", "--dtype", "bfloat16",
+            "--no-progress", *(a for limit in limits for a in ("--max-ulp", limit))]
     assert main(argv) == 2
     assert refusal in capsys.readouterr().err
 

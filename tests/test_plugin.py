@@ -50,6 +50,19 @@ def test_unknown_choice_is_a_usage_error(pytester):
     assert "valid choices: numpy, scipy" in result.stderr.str()
 
 
+def test_a_choice_given_twice_is_a_usage_error(pytester, monkeypatch):
+    """Each of its tests would run twice: refused, from the option or the environment."""
+    pytester.makepyfile(TEST_FILE)
+    result = pytester.runpytest_subprocess("--gelucheck-dtype", "float16",
+                                           "--gelucheck-dtype", "float16")
+    assert result.ret != 0
+    assert "--gelucheck-dtype: dtype ['float16'] given twice" in result.stderr.str()
+    monkeypatch.setenv("GELUCHECK_DTYPE", "float16,bfloat16,float16")
+    result = pytester.runpytest_subprocess()
+    assert result.ret != 0
+    assert "$GELUCHECK_DTYPE: dtype ['float16'] given twice" in result.stdout.str()
+
+
 def test_a_project_with_its_own_backend_option_coexists(pytester):
     """A project whose conftest defines --backend (as many do) starts and runs its tests."""
     pytester.makeconftest("""

@@ -143,9 +143,11 @@ def test_every_impl_is_measured(user, tmp_path):
 
 
 def test_an_impl_given_twice_is_refused(user, capsys):
-    assert main(["check", "--impl", "mygelu:correct", "--impl", "mygelu:correct",
-                 "--function", "gelu"]) == 2
-    assert "--impl 'mygelu:correct' is given twice" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exited:  # as the command line is read
+        main(["check", "--impl", "mygelu:correct", "--impl", "mygelu:correct",
+              "--function", "gelu"])
+    assert exited.value.code == 2
+    assert "--impl mygelu:correct is given twice" in capsys.readouterr().err
 
 
 # 3. A user's kernel beside the frameworks': one table, drift and consistency.

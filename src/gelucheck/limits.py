@@ -19,6 +19,9 @@ class Limit:
     region: str  # a region name, or OVERALL
     max_ulp: float
 
+    def __str__(self) -> str:  # as the command line gives it
+        return f"{self.max_ulp:g}" if self.region == OVERALL else f"{self.region}={self.max_ulp:g}"
+
 
 def parse_limit(text: str) -> Limit:
     """"N" (every input) or "REGION=N", e.g. "x<-5=1e3"."""
@@ -34,6 +37,16 @@ def parse_limit(text: str) -> Limit:
     if region != OVERALL:
         choose("region", region, [name for name, _, _ in REGIONS])
     return Limit(region, value)
+
+
+def refuse_region_twice(limits: list[Limit]) -> None:
+    """One limit a region: of two, one would be dropped silently or hide the other."""
+    given: dict[str, Limit] = {}
+    for limit in limits:
+        if (before := given.setdefault(limit.region, limit)) is not limit:
+            where = "every input" if limit.region == OVERALL else f"region {limit.region}"
+            raise UsageError(f"--max-ulp gives {where} two limits ({before} and {limit}): "
+                             "give one")
 
 
 def breaches(result: AccuracyResult, limits: list[Limit], specials: bool) -> list[str]:

@@ -161,11 +161,13 @@ def selection(config, name: str, valid: list[str]) -> list[str]:
     given = config.getoption(f"--gelucheck-{name}")
     values = given or [os.environ.get(OPTIONS[name], "")]
     chosen = [v.strip() for value in values for v in value.split(",") if v.strip()]
+    where = f"--gelucheck-{name}" if given else f"${OPTIONS[name]}"
     bad = [v for v in chosen if v not in valid]
     if bad:
-        where = f"--gelucheck-{name}" if given else f"${OPTIONS[name]}"
         raise pytest.UsageError(f"{where}: unknown {name} {bad}; valid choices: "
                                 f"{', '.join(valid)}")
+    if twice := sorted({v for v in chosen if chosen.count(v) > 1}):  # (each test twice)
+        raise pytest.UsageError(f"{where}: {name} {twice} given twice; give each once")
     return chosen
 
 

@@ -54,6 +54,7 @@ def add(sub) -> None:
 def _measure(args, with_drift: bool) -> int:
     from .. import budgets as budgets_mod
     from .. import judge, measurement, output_files
+    from ..limits import refuse_region_twice
     from ..report import summary, tables
     from ..results import AccuracyResult
 
@@ -62,6 +63,7 @@ def _measure(args, with_drift: bool) -> int:
             budgets_mod.load(args.budgets)  # a missing or damaged file: said before the work
         return _levels(args, sys.argv[1:] if args.argv is None else args.argv)
 
+    refuse_region_twice(getattr(args, "max_ulp", []))  # (report has no --max-ulp)
     json_path = output_files.file(args.json, "--json")
     markdown_path = output_files.file(args.markdown, "--markdown")
     html_path = output_files.file(getattr(args, "html", None), "--html")
