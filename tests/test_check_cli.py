@@ -185,6 +185,38 @@ def test_compare_refuses_reports_it_cannot_read(tmp_path, capsys, content, words
     assert "r.json" in err and words in err
 
 
+@pytest.mark.parametrize("field, value, words", [
+    ("max_ulp", "abc", "figures.max_ulp is 'abc', not float"),
+    ("max_ulp", None, "figures.max_ulp is None, not float"),
+    ("max_ulp", -3.0, "figures.max_ulp is -3.0: a count, an error or a time is never below 0"),
+    ("n_inputs", -1, "figures.n_inputs is -1"),
+    ("n_inputs", 1.5, "figures.n_inputs is 1.5, not int"),
+    ("worst_input_hex", 7, "figures.worst_input_hex is 7, not str"),
+])
+def test_a_report_with_a_damaged_figure_is_refused_by_name(tmp_path, capsys, field, value,
+                                                           words):
+    """A figure of the wrong type, or a count or error below 0, is refused with the file and
+    the field named - never compared, judged or drawn (it raised a traceback, or a
+    negative max ulp compared as "better")."""
+    report = json.loads(jsonio.report_text([_acc(2.0)]))
+    report["results"][0][field] = value
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    for argv in (["compare", "r.json", "r.json"], ["html", "r.json", "--out", "r.html"]):
+        assert main([a if not a.startswith("r.") else str(tmp_path / a) for a in argv]) == 2
+        err = capsys.readouterr().err
+        assert "r.json: an accuracy result's " + words in err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_a_figure_where_an_input_lies_may_be_negative(tmp_path):
+    """Only counts, errors and times are held to 0 and above: the worst input, where the
+    largest error lies, may be any float."""
+    report = json.loads(jsonio.report_text([_acc(2.0)]))
+    report["results"][0]["worst_input"] = -5
+    (tmp_path / "r.json").write_text(json.dumps(report))
+    assert jsonio.read(tmp_path / "r.json")[0].figures.worst_input == -5
+
+
 def test_compare_finds_worse_and_better(tmp_path, capsys):
     old = [_acc(1.0), _acc(100.0, "float16"), _acc(3.0, "float64")]
     new = [_acc(1.5), _acc(2.0, "float16"), _acc(3.0, "float64")]

@@ -8,10 +8,12 @@ versions); a failed case is a :class:`Failure` with its reason, written as ``"er
 """
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field, fields
-from typing import Any
+from dataclasses import MISSING, asdict, dataclass, field, fields, is_dataclass
+from functools import cache
+from typing import Any, get_args, get_type_hints
 
 import numpy as np
+from typeguard import TypeCheckError, check_type
 
 from .errors import UsageError
 
@@ -602,7 +604,55 @@ def from_json(d: dict) -> Result:
     if kind not in KINDS:
         raise UsageError(f"not a gelucheck result (kind {kind!r}); known kinds: "
                          f"{', '.join(KINDS)}")
+    a = "an" if kind[0] in "aeiou" else "a"
     try:
-        return KINDS[kind].from_json(d)
-    except (KeyError, TypeError) as exc:
-        raise UsageError(f"a {kind} result lacks or mangles a field ({exc})") from None
+        result = KINDS[kind].from_json(d)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise UsageError(f"{a} {kind} result lacks or mangles a field ({exc})") from None
+    _check_fields(result, f"{a} {kind} result's ")
+    return result
+
+
+# the figures never below zero besides the counts (the fields declared int) and the seconds
+# (named *_s): errors and shares - not where they lie (worst_input, at_ulp, x_star ...)
+_NEVER_NEGATIVE = {"max_ulp", "mean_ulp", "bulk_max_ulp", "max_ulp_difference", "max_abs",
+                   "max_abs_error", "value_ulp_error", "differ_fraction"}
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return get_type_hints(cls)
+
+
+def _check_fields(value: Any, where: str) -> None:
+    """Every field of a result read back, nested ones too, of the type it is declared with
+    (typeguard reads the declarations), and no count or error below zero: a damaged report
+    is refused by name, never compared, judged or drawn."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _check_fields(item, f"{where}{key}.")
+    elif isinstance(value, list):
+        for item in value:
+            _check_fields(item, where)
+    elif is_dataclass(value) and not isinstance(value, type):
+        for f in fields(value):
+            item, hint = getattr(value, f.name), _hints(type(value))[f.name]
+            try:
+                check_type(item, hint)
+            except TypeCheckError:
+                raise UsageError(f"{where}{f.name} is {item!r}, not {_name(hint)}") from None
+            number = isinstance(item, (int, float)) and not isinstance(item, bool)
+            if number and item < 0 and _never_negative(f.name, hint):
+                raise UsageError(f"{where}{f.name} is {item!r}: a count, an error or a time "
+                                 "is never below 0")
+            _check_fields(item, f"{where}{f.name}.")
+
+
+def _never_negative(name: str, hint: Any) -> bool:
+    """Whether the field is a count (declared int), an error, a share or seconds."""
+    count = (hint is int or int in get_args(hint)) and float not in get_args(hint)
+    return count or name in _NEVER_NEGATIVE or name.endswith("_s")
+
+
+def _name(hint: Any) -> str:
+    return getattr(hint, "__name__", str(hint)).replace("gelucheck.results.", "")
