@@ -84,6 +84,12 @@ def _load_text(tmp_path, text):
     ('max_ulp = 1.0\nregions = { "x<-5" = nan }', "regions.x<-5 = nan"),
     ("max_ulp = 1.0\nminimum_value_ulp = nan", "minimum_value_ulp = nan"),
     ("regions = {}", "max_ulp = None"),  # no max_ulp at all
+    ("max_ulp = -2.0", "max_ulp = -2.0"),  # a negative budget fails every result
+    ('max_ulp = 1.0\nregions = { "x<-5" = -1 }', "regions.x<-5 = -1"),
+    ('max_ulp = 1.0\nsweep = { max_ulp = nan }', "sweep.max_ulp = nan"),
+    ('max_ulp = 1.0\nsearch = { max_ulp = -1.0 }', "search.max_ulp = -1.0"),
+    ('max_ulp = 1.0\nsweep = { max_ulp = 1.0, regions = { "x>=5" = "2" } }',
+     "sweep.regions.x>=5 = '2'"),
 ])
 def test_a_budget_that_is_not_a_number_is_refused_with_the_file_and_entry(tmp_path, figure,
                                                                            shown):
@@ -92,7 +98,21 @@ def test_a_budget_that_is_not_a_number_is_refused_with_the_file_and_entry(tmp_pa
     message = str(err.value)
     assert str(tmp_path / "b.toml") in message and "('a:b', 'gelu', 'float32')" in message
     assert shown in message
-    assert message.endswith("; a budget is a number of ulps (inf allowed, NaN not)")
+    assert message.endswith("; a budget is a number of ulps, 0 or more (inf allowed, NaN not)")
+
+
+@pytest.mark.parametrize("figure, where", [
+    ('max_ulp = 1.0\nregions = { "x<-7" = 1.0 }', "regions names ['x<-7']"),
+    ('max_ulp = 1.0\nsweep = { max_ulp = 1.0, regions = { "x>5" = 1.0 } }',
+     "sweep.regions names ['x>5']"),
+])
+def test_a_budget_for_a_region_that_does_not_exist_is_refused(tmp_path, figure, where):
+    """It would never apply: the result it was meant for would be held to the rest."""
+    with pytest.raises(UsageError) as err:
+        _load_text(tmp_path, f'["a:b".gelu.float32]\n{figure}\n')
+    message = str(err.value)
+    assert str(tmp_path / "b.toml") in message and where in message
+    assert "valid choices: x<-5, -5<=x<-1, -1<=x<0, 0<=x<1, 1<=x<5, x>=5" in message
 
 
 def test_integer_and_infinite_budgets_are_numbers(tmp_path):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .checks.regions import REGION_NAMES
 from .errors import UsageError
 from .results import (
     AccuracyResult,
@@ -193,14 +194,24 @@ def _entries(tree: dict) -> dict[tuple[str, str, str], dict]:
 
 
 def _check_figures(path: Path, k: tuple, entry: dict) -> None:
-    """Every budget figure is a number and not NaN (a NaN budget would pass everything)."""
+    """Every budget figure, the entry's and its sweep's and search's, is a number of ulps,
+    0 or more (a NaN budget would pass everything, a negative one fail everything), and
+    every region named is one the figures have (a budget for another would never apply)."""
     figures = {"max_ulp": entry.get("max_ulp"), "minimum_value_ulp": entry.get("minimum_value_ulp",
                                                                               0.0)}
-    figures.update({f"regions.{r}": v for r, v in entry.get("regions", {}).items()})
+    for prefix, part in (("", entry), *((f"{kind}.", entry[kind]) for kind in ("sweep", "search")
+                                        if isinstance(entry.get(kind), dict))):
+        if prefix:
+            figures[f"{prefix}max_ulp"] = part.get("max_ulp")
+        regions = part.get("regions", {})
+        if unknown := sorted(set(regions) - set(REGION_NAMES)):
+            raise UsageError(f"budgets file {path}: {k} {prefix}regions names {unknown}, no "
+                             f"region of x; valid choices: {', '.join(REGION_NAMES)}")
+        figures.update({f"{prefix}regions.{r}": v for r, v in regions.items()})
     for name, value in figures.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
             raise UsageError(f"budgets file {path}: {k} {name} = {value!r}; a budget is a "
-                             "number of ulps (inf allowed, NaN not)")
+                             "number of ulps, 0 or more (inf allowed, NaN not)")
 
 
 def stale_entries(budgets: Budgets, offered: list, known_backends: list[str]) -> list[str]:

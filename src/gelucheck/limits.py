@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checks.regions import REGIONS
+from .checks.regions import REGION_NAMES
 from .errors import UsageError, choose
 from .functions import get_function
 from .report.cells import fmt_ulp
@@ -35,7 +35,7 @@ def parse_limit(text: str) -> Limit:
         raise UsageError(f"--max-ulp {text!r}: expected N or REGION=N with N >= 0, e.g. 0.5 or "
                          "'x<-5=1e3'")
     if region != OVERALL:
-        choose("region", region, [name for name, _, _ in REGIONS])
+        choose("region", region, REGION_NAMES)
     return Limit(region, value)
 
 

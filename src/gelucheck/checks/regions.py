@@ -17,6 +17,7 @@ REGIONS: list[tuple[str, float, float]] = [
     ("1<=x<5", 1.0, 5.0),
     ("x>=5", 5.0, math.inf),
 ]
+REGION_NAMES = [name for name, _, _ in REGIONS]
 
 
 def mask(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
