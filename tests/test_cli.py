@@ -116,6 +116,15 @@ def test_a_repeatable_option_given_one_value_twice_is_refused(argv, refusal, cap
     assert refusal in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "soon"])
+def test_a_timeout_that_is_not_a_time_is_refused(value, capsys):
+    """NaN waited for ever on a call, and 0 or less failed every implementation."""
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "--backend", "scipy:ndtr", "--timeout", value])
+    assert exited.value.code == 2
+    assert f"--timeout: {value!r}: need a number of seconds above 0" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("limits", "refusal"), [
     (["1", "2"], "--max-ulp gives every input two limits (1 and 2)"),
     (["x<-5=1", "0.5", "x<-5=3"], "--max-ulp gives region x<-5 two limits (x<-5=1 and x<-5=3)"),

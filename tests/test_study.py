@@ -106,6 +106,9 @@ def test_the_command_writes_every_output(tmp_path, capsys):
     (["--activation", "swish"], "unknown activation 'swish'; valid choices: relu, gelu"),
     (["--epochs", "0"], "--epochs 0: need at least 1 epoch"),
     (["--workers", "0"], "--workers 0: need at least 1"),
+    (["--lr", "-1"], "--lr -1.0: need a positive learning rate"),  # (Adam's traceback, later)
+    (["--lr", "nan"], "--lr nan: need a positive learning rate"),
+    (["--fine-tune-lr", "inf"], "--fine-tune-lr inf: need a positive learning rate"),
 ])
 def test_bad_options_are_refused_before_any_training(argv, message, capsys):
     assert main(["study", "moons", *argv, "--no-progress"]) == 2

@@ -19,6 +19,8 @@ pytest.importorskip("sklearn", reason="the study needs scikit-learn (gelucheck[s
     ({"fine_tune": (0, 2, 2)}, "distinct counts"),
     ({"epochs": 0}, "--epochs 0"),
     ({"activations": ("gelu", "swish")}, "unknown activation 'swish'"),
+    ({"lr": 0.0}, "--lr 0.0: need a positive learning rate"),
+    ({"fine_tune_lr": float("nan")}, "--fine-tune-lr nan: need a positive learning rate"),
 ])
 def test_bad_options_are_refused_before_any_training(change, words):
     config = vit.VitConfig(**change)

@@ -4,6 +4,7 @@ files every measuring command writes, and the consistency gate."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Iterator, Sequence
 
@@ -35,6 +36,18 @@ def positive(text: str) -> int:
         value = 0
     if value < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: need a whole number of at least 1")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A time limit: a number of seconds above 0 (NaN waited for ever, and 0 or less failed
+    every call)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:
+        raise argparse.ArgumentTypeError(f"{text!r}: need a number of seconds above 0")
     return value
 
 
@@ -98,7 +111,7 @@ def add_levels(p) -> None:
 
 
 def add_isolation(p) -> None:
-    p.add_argument("--timeout", type=float, metavar="SECONDS",
+    p.add_argument("--timeout", type=seconds, metavar="SECONDS",
                    help="run each implementation in a child process; a call that takes longer "
                    "is its error (so is a crash of the child)")
     p.add_argument("--isolate", action="store_true",

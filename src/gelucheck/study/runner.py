@@ -3,6 +3,7 @@ swaps; seeds spread over processes, each single-threaded, so the result does not
 how many there are."""
 from __future__ import annotations
 
+import math
 import multiprocessing
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -68,14 +69,16 @@ def validate(config: Config) -> None:
         raise UsageError(f"--hidden {config.hidden}: need one or more layer widths of at least 1")
     if config.batch_size < 1:
         raise UsageError(f"--batch-size {config.batch_size}: need at least 1")
-    if not config.fine_tune_lr > 0:
-        raise UsageError(f"--fine-tune-lr {config.fine_tune_lr}: need a positive learning rate")
     validate_common(config, "--fine-tune")
 
 
 def validate_common(config, fine_tune_option: str) -> None:
-    """What every study refuses alike: fine-tuning epoch counts that repeat or are negative,
-    an unknown or repeated activation, a missing scikit-learn or torch."""
+    """What every study refuses alike: a learning rate that is not a positive number (Adam
+    refused it only once training began), fine-tuning epoch counts that repeat or are
+    negative, an unknown or repeated activation, a missing scikit-learn or torch."""
+    for option, lr in (("--lr", config.lr), ("--fine-tune-lr", config.fine_tune_lr)):
+        if not 0 < lr < math.inf:
+            raise UsageError(f"{option} {lr}: need a positive learning rate")
     counts = config.fine_tune
     if min(counts, default=0) < 0 or len(set(counts)) < len(counts):
         raise UsageError(f"{fine_tune_option} {counts}: distinct counts of 0 or more")

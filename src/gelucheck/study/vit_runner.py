@@ -31,8 +31,6 @@ def validate(config: VitConfig) -> None:
                          "4 or 8")
     if config.dim % config.heads:
         raise UsageError(f"--dim {config.dim} is not a multiple of --heads {config.heads}")
-    if not config.lr > 0 or not config.fine_tune_lr > 0:
-        raise UsageError("--lr and --fine-tune-lr: need a positive learning rate")
     validate_common(config, "--fine-tune-epochs")
     if TRAINED not in config.activations:
         raise UsageError(f"--activation: the swaps start from the network trained with "
