@@ -1,4 +1,6 @@
 """The command line: bad input names the valid choices; verify passes on the stored data."""
+import argparse
+import math
 import os
 import subprocess
 import sys
@@ -7,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gelucheck.cli import main
+from gelucheck.shared_options import ulps
 
 
 @pytest.mark.parametrize("argv, valid", [
@@ -114,6 +117,17 @@ def test_a_repeatable_option_given_one_value_twice_is_refused(argv, refusal, cap
         main(argv)
     assert exited.value.code == 2
     assert refusal in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("text", "value"), [("0", 0.0), ("0.5", 0.5), ("inf", math.inf),
+                                             ("nan", None), ("-1", None), ("many", None)])
+def test_a_number_of_ulps_is_0_or_more_and_never_nan(text, value):
+    """The plugin's --gelucheck-max-ulp: NaN would let every figure through."""
+    if value is None:
+        with pytest.raises(argparse.ArgumentTypeError, match="need a number of ulps, 0 or more"):
+            ulps(text)
+    else:
+        assert ulps(text) == value
 
 
 @pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "soon"])

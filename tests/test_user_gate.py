@@ -96,6 +96,15 @@ def test_the_shipped_suite_fails_an_inf_returning_gelu_and_names_the_input(user)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("value", ["nan", "-1"])
+def test_a_default_that_is_not_a_number_of_ulps_is_refused(user, value):
+    """NaN compared false with every figure: the suite passed more than 0.5 let through."""
+    done = _suite(user, "--gelucheck-impl", "mygelu:inf_above_1e4", "--gelucheck-max-ulp", value)
+    assert done.returncode == 4  # pytest's usage error, before any test
+    assert f"--gelucheck-max-ulp: '{value}': need a number of ulps, 0 or more" in done.stderr
+
+
+@pytest.mark.slow
 def test_the_shipped_suite_passes_a_correctly_rounded_gelu_without_skipping_it(user):
     done = _suite(user, "--gelucheck-impl", "mygelu:correct")
     assert done.returncode == 0, done.stdout[-3000:]

@@ -28,6 +28,7 @@ from .shared_options import (
     add_kernel_tier_option,
     add_range_option,
     one_kernel_tier,
+    ulps,
 )
 
 if TYPE_CHECKING:
@@ -50,7 +51,7 @@ def pytest_addoption(parser):
         group.addoption(f"--gelucheck-{name}", action="append", default=None,
                         help=f"{name}s to check (repeatable or comma separated; env {env})")
     add_impl_options(group.addoption, "gelucheck-")
-    group.addoption("--gelucheck-max-ulp", type=float, default=DEFAULT_MAX_ULP, metavar="N",
+    group.addoption("--gelucheck-max-ulp", type=ulps, default=DEFAULT_MAX_ULP, metavar="N",
                     help="what a result with no recorded budget is held to: max ulp error N "
                     f"(default {DEFAULT_MAX_ULP:g}: correctly rounded, the special inputs at "
                     "their limits, x* on the minimum's plateau, no wrong sign)")

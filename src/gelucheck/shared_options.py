@@ -26,6 +26,18 @@ def choices(kind: str, valid):
     return parse
 
 
+def ulps(text: str) -> float:
+    """An argparse type: a number of ulps, 0 or more - inf allowed (no limit), NaN not (every
+    comparison with it is false: it would pass everything)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: need a number of ulps, 0 or more")
+    return value
+
+
 def add_impl_options(addoption: AddOption, prefix: str = "") -> None:
     """--impl (a user's callable, repeatable) and --framework (what it takes and returns)."""
     addoption(f"--{prefix}impl", action="append", default=None, metavar="MOD:FN",
