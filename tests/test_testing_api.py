@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from scipy import special
 
+from gelucheck.errors import UsageError
 from gelucheck.formats import narrow
 from gelucheck.testing import assert_max_ulp, assert_minimum
 
@@ -31,6 +32,16 @@ def test_a_wrong_gelu_fails_naming_the_worst_input():
     n_above_one = 0x7C00 - 0x3C01
     assert f"not correctly rounded ({n_above_one} of 63488 inputs, e.g. " in message
     assert "ulp off at x = " in message and "0x" in message and "correctly rounded" in message
+
+
+@pytest.mark.parametrize("max_ulp", [float("nan"), -1.0, True, "1"])
+def test_a_limit_that_is_not_a_number_of_ulps_is_refused(max_ulp):
+    """NaN compared false with every error: the wrong GELU above passed. Refused before any
+    measurement, by both assertions."""
+    with pytest.raises(UsageError, match="need a number of ulps, 0 or more"):
+        assert_max_ulp(gelu_off_by_one, "gelu", "float16", max_ulp, specials=False)
+    with pytest.raises(UsageError, match="need a number of ulps, 0 or more"):
+        assert_minimum(gelu_off_by_one, "float16", max_ulp=max_ulp)
 
 
 def test_a_region_limits_the_claim():

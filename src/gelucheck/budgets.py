@@ -26,6 +26,7 @@ from .results import (
     SignFinding,
     SweepResult,
 )
+from .ulp import is_ulp_limit
 
 HEADER = """\
 # gelucheck accuracy budgets: each implementation's measured worst case (max ulp, overall and
@@ -209,7 +210,7 @@ def _check_figures(path: Path, k: tuple, entry: dict) -> None:
                              f"region of x; valid choices: {', '.join(REGION_NAMES)}")
         figures.update({f"{prefix}regions.{r}": v for r, v in regions.items()})
     for name, value in figures.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        if not is_ulp_limit(value):
             raise UsageError(f"budgets file {path}: {k} {name} = {value!r}; a budget is a "
                              "number of ulps, 0 or more (inf allowed, NaN not)")
 

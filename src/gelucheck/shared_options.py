@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from .backends.registry import FRAMEWORKS
 from .errors import UsageError, choose
+from .ulp import is_ulp_limit
 
 AddOption = Callable[..., object]
 
@@ -33,7 +34,7 @@ def ulps(text: str) -> float:
         value = float(text)
     except ValueError:
         value = float("nan")
-    if not value >= 0:
+    if not is_ulp_limit(value):
         raise argparse.ArgumentTypeError(f"{text!r}: need a number of ulps, 0 or more")
     return value
 

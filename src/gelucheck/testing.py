@@ -26,6 +26,7 @@ from .errors import UsageError, choose
 from .formats import Format, get_format
 from .functions import Function, get_function
 from .results import Failure, MinimumFinding
+from .ulp import is_ulp_limit
 
 __all__ = ["assert_max_ulp", "assert_minimum"]
 
@@ -46,6 +47,14 @@ def _implementation(fn: Callable, function: Function, framework: str,
     return Implementation("user", name, function, kernel, device=device)
 
 
+def _limit(max_ulp: float) -> None:
+    """A limit that could not fail (NaN) or could not pass (below 0) is the caller's error,
+    said before any measurement."""
+    if not is_ulp_limit(max_ulp):
+        raise UsageError(f"max_ulp {max_ulp!r}: need a number of ulps, 0 or more (inf allowed, "
+                         "NaN not)")
+
+
 def _region_mask(x: np.ndarray, region: str | None) -> np.ndarray:
     if region is None:
         return np.ones(len(x), dtype=bool)
@@ -61,6 +70,7 @@ def assert_max_ulp(fn: Callable, function: str | Function, dtype: str | Format,
     correctly rounded) on every stored input (of ``region`` only, e.g. "x<-5", if given),
     and, with ``specials``, meets the limits at ±0, ±inf, NaN, ±max and ±min subnormal."""
     __tracebackhide__ = True  # pytest shows the user's test, not gelucheck's frames
+    _limit(max_ulp)
     function, fmt = get_function(function), get_format(dtype)
     impl = _implementation(fn, function, framework, device)
     case = Case.load(impl, fmt)
@@ -109,6 +119,7 @@ def assert_minimum(fn: Callable, dtype: str | Format, *, function: str | Functio
     and that the smallest output is within ``max_ulp`` of GELU(x*) (or the tanh form's).
     Returns what was found."""
     __tracebackhide__ = True
+    _limit(max_ulp)
     function, fmt = get_function(function), get_format(dtype)
     if not function.has_minimum:
         raise UsageError(f"{function.name} has no negative minimum; valid: gelu, gelu_tanh")

@@ -44,6 +44,15 @@ class Exact:
         return self._units[fmt.name]
 
 
+def is_ulp_limit(value) -> bool:
+    """Whether ``value`` can limit an error in ulps: a real number, 0 or more - inf allowed
+    (no limit), NaN not (every comparison with it is false: it would let everything pass),
+    True and False not."""
+    real = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_))
+    return real and value >= 0
+
+
 def ulp(v, fmt: str | Format) -> np.ndarray:
     """ulp(v) in fmt; inf for infinite v, NaN for NaN."""
     fmt = get_format(fmt)
