@@ -131,6 +131,28 @@ def test_a_damaged_study_file_is_refused_with_its_name(tmp_path):
         output.read(bad)
 
 
+@pytest.mark.parametrize("damage, words", [
+    (lambda s: s.update(summary="zzz"), "AttributeError"),
+    (lambda s: s.pop("swaps"), "KeyError: 'swaps'"),
+    (lambda s: s.update(seeds=[{"x": 1}]), "KeyError"),  # what the figures read
+])
+def test_a_study_file_with_a_mangled_field_is_refused_with_its_name(study, tmp_path, capsys,
+                                                                    damage, words):
+    """Not a traceback from deep in the tables or figures: the file named, before the page
+    is written."""
+    saved = tmp_path / "saved.json"
+    output.write_json(study, saved)
+    assert main(["html", "--study", str(saved), "-o", str(tmp_path / "ok.html")]) == 0
+    damaged = json.loads(saved.read_text())
+    damage(damaged)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(damaged))
+    assert main(["html", "--study", str(bad), "-o", str(tmp_path / "bad.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}: a study file that lacks or mangles a field ({words}" in err
+    assert not (tmp_path / "bad.html").exists()
+
+
 def test_summary_uses_students_t():
     s = stats.summary([1.0, 2.0, 3.0])
     # mean 2, sd 1, t(0.975, 2) = 4.302652729... (tables), half-width t·sd/√3

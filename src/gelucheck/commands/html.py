@@ -26,7 +26,7 @@ def run(args) -> int:
     target = output_files.file(args.output, "--output")
     if not args.reports and not args.study:
         raise UsageError("html: give at least one REPORT.json or --study STUDY.json")
-    studies = [study_output.read(p) for p in args.study]
+    studies = [(p, study_output.read(p)) for p in args.study]
     loaded = [(Path(p).stem, *jsonio.read_report(p)) for p in args.reports]
     names = [n for n, _, _ in loaded]
     if len(set(names)) < len(names):  # two files of the same name: tell them apart
@@ -34,7 +34,10 @@ def run(args) -> int:
     diffs = [(f"Compare {a[0]} -> {b[0]}", compare.compare(a[1], b[1]))
              for a, b in itertools.pairwise(loaded)]
     assert target is not None  # --output is required
-    target.write_text(html.render(loaded, diffs,
-                                  extra=[study_output.html_section(s) for s in studies]))
+    sections = []
+    for path, study in studies:
+        with study_output.damage_named(path):  # its figures' data
+            sections.append(study_output.html_section(study))
+    target.write_text(html.render(loaded, diffs, extra=sections))
     print(f"{target}: {target.stat().st_size / 1e6:.2f} MB")
     return 0

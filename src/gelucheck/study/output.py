@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
@@ -89,11 +91,24 @@ def read(path: str | Path) -> dict:
         if study.get("schema_version") != vit_runner.SCHEMA:
             raise UsageError(f"{path}: ViT study schema {study.get('schema_version')}, this "
                              f"gelucheck reads schema {vit_runner.SCHEMA}")
-        return study
-    if study.get("schema_version") != runner.SCHEMA:
+    elif study.get("schema_version") != runner.SCHEMA:
         raise UsageError(f"{path}: study schema {study.get('schema_version')}, this gelucheck "
                          f"reads schema {runner.SCHEMA}")
+    with damage_named(path):  # its tables, before any other work
+        render(study)
     return study
+
+
+@contextmanager
+def damage_named(path: str | Path) -> Iterator[None]:
+    """A study file that is not what gelucheck writes - a field missing, or of another
+    type - refused with its name, not a traceback from deep in its tables or figures (a
+    study is nested plain JSON: its shape is what the tables and figures read)."""
+    try:
+        yield
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
+        raise UsageError(f"{path}: a study file that lacks or mangles a field "
+                         f"({type(exc).__name__}: {exc})") from None
 
 
 def html_section(study: dict) -> str:
