@@ -155,3 +155,8 @@ def test_a_saved_vit_study_renders_in_the_page(tmp_path):
     text = page.read_text()
     assert "load_digits ViT study" in text and "Fine-tuning after the swap" in text
     assert text.count("<img") >= 2  # accuracy per seed, recovery curves
+    # the same study mangled: refused with the file named, read by the ViT study's tables
+    del study["trained"]
+    output.write_json(study, path)
+    assert main(["html", "--study", str(path), "-o", str(tmp_path / "bad.html")]) == 2
+    assert not (tmp_path / "bad.html").exists()

@@ -85,17 +85,19 @@ def read(path: str | Path) -> dict:
         raise UsageError(f"{path}: not a gelucheck study file (write one with "
                          "`gelucheck study moons --json FILE` or `gelucheck study vit --json "
                          "FILE`)")
+    tables = render
     if study.get("study") == "vit":
-        from . import vit_runner
+        from . import vit_output, vit_runner
 
         if study.get("schema_version") != vit_runner.SCHEMA:
             raise UsageError(f"{path}: ViT study schema {study.get('schema_version')}, this "
                              f"gelucheck reads schema {vit_runner.SCHEMA}")
+        tables = vit_output.render
     elif study.get("schema_version") != runner.SCHEMA:
         raise UsageError(f"{path}: study schema {study.get('schema_version')}, this gelucheck "
                          f"reads schema {runner.SCHEMA}")
     with damage_named(path):  # its tables, before any other work
-        render(study)
+        tables(study)
     return study
 
 
