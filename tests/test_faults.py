@@ -14,6 +14,7 @@ from gelucheck.backends import find
 from gelucheck.cli import main
 from gelucheck.formats import BFLOAT16
 from gelucheck.reference import store
+from gelucheck.report import jsonio
 
 HERE = Path(__file__).parent
 
@@ -430,6 +431,28 @@ def test_output_paths_are_checked_before_any_work(tmp_path, capsys):
     assert main(["check", "--backend", "numpy", "--dtype", "float16", "--json", str(made),
                  "--no-progress"]) == 0
     assert made.exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["check", "--backend", "numpy", "--dtype", "float16", "--json", "{out}", "--markdown",
+      "{out}"], "--markdown {out}: --json names that file too"),
+    (["drift", "numpy:tanh", "numpy:tanh", "--json", "{out}", "--markdown", "{out}"],
+     "--markdown {out}: --json names that file too"),
+    (["sweep", "--backend", "scipy:ndtr", "--function", "phi", "--range", "0:16", "--json",
+      "{out}", "--write-budgets", "{out}"], "--write-budgets {out}: --json names that file too"),
+    (["html", "{report}", "--output", "{report}"],
+     "--output {report}: the command reads that file (REPORT.json); writing it would destroy"),
+])
+def test_two_outputs_in_one_file_or_an_output_over_an_input_are_refused(tmp_path, capsys, argv,
+                                                                        words):
+    """Only the file written last would be left (a JSON report lost under its Markdown), or
+    an input destroyed: refused before any work, the file kept as it was."""
+    report = tmp_path / "report.json"
+    report.write_text(jsonio.report_text([]))
+    names = {"out": str(tmp_path / "out"), "report": str(report)}
+    assert main([a.format(**names) for a in argv]) == 2
+    assert words.format(**names) in capsys.readouterr().err
+    assert not (tmp_path / "out").exists() and jsonio.read(report) == []
 
 
 @pytest.mark.slow  # a process of its own

@@ -41,3 +41,22 @@ def folder(path: str | None, option: str) -> Path | None:
         raise UsageError(f"{option} {target}: is a file; give a folder")
     _ready_folder(target, option)
     return target
+
+
+def distinct(*outputs: tuple[str, str | Path | None],
+             inputs: tuple[tuple[str, str | Path], ...] = ()) -> None:
+    """Each output its own file, none of them an input: two options naming one file would
+    leave only the one written last (a JSON report lost under its Markdown), and an output
+    over an input would destroy it. (option, path) pairs; a path of None is not written."""
+    read = {Path(path).resolve(): option for option, path in inputs}
+    written: dict[Path, str] = {}
+    for option, path in outputs:
+        if path is None:
+            continue
+        if (source := read.get(key := Path(path).resolve())) is not None:
+            raise UsageError(f"{option} {path}: the command reads that file ({source}); "
+                             "writing it would destroy it")
+        if (other := written.get(key)) is not None:
+            raise UsageError(f"{option} {path}: {other} names that file too; give each output "
+                             "a file of its own")
+        written[key] = option

@@ -32,6 +32,8 @@ def run(args) -> int:
     if not 0 <= floor < 10:
         raise UsageError(f"--floor {args.floor}: a fraction such as 0.1 (10%)")
     markdown_path = output_files.file(args.markdown, "--markdown")
+    output_files.distinct(("--markdown", markdown_path),
+                          inputs=(("old", args.old), *(("new", p) for p in args.new)))
     old = bench.load(args.old)
     runs = [bench.compare(old, bench.load(new), floor) for new in args.new]
     rows = bench.confirm([run[0] for run in runs])

@@ -31,6 +31,8 @@ def run(args) -> int:
 
     json_path = output_files.file(args.json, "--json")
     markdown_path = output_files.file(args.markdown, "--markdown")
+    output_files.distinct(("--json", json_path), ("--markdown", markdown_path),
+                          ("--write-budgets", args.write_budgets))
     if args.budgets:
         budgets_mod.load(args.budgets)  # a missing or damaged file: said before the work
     impls = options.selected(args)

@@ -38,6 +38,7 @@ def run(args) -> int:
                          f"{second.function.name}: not comparable")
     json_path = output_files.file(args.json, "--json")
     markdown_path = output_files.file(args.markdown, "--markdown")
+    output_files.distinct(("--json", json_path), ("--markdown", markdown_path))
     both = [f for f in FORMATS.values() if f in first.dtypes and f in second.dtypes]
     asked = args.dtype or both
     for fmt in asked:

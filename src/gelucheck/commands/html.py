@@ -24,6 +24,8 @@ def run(args) -> int:
     from ..study import output as study_output
 
     target = output_files.file(args.output, "--output")
+    output_files.distinct(("--output", target), inputs=(
+        *(("REPORT.json", p) for p in args.reports), *(("--study", p) for p in args.study)))
     if not args.reports and not args.study:
         raise UsageError("html: give at least one REPORT.json or --study STUDY.json")
     studies = [(p, study_output.read(p)) for p in args.study]

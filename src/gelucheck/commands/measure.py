@@ -68,6 +68,8 @@ def _measure(args, with_drift: bool) -> int:
     markdown_path = output_files.file(args.markdown, "--markdown")
     html_path = output_files.file(getattr(args, "html", None), "--html")
     plots = output_files.folder(getattr(args, "plots", None), "--plots")
+    output_files.distinct(("--json", json_path), ("--markdown", markdown_path),
+                          ("--html", html_path), ("--plots", plots))
     budgets = budgets_mod.load(args.budgets) if args.budgets else None
     against = budgets if budgets is not None else budgets_mod.load()  # gelucheck's own
     dtypes = args.dtype or list(FORMATS.values())
@@ -181,6 +183,7 @@ def _levels(args, argv: list[str]) -> int:
 
     json_path = output_files.file(args.json, "--json")
     markdown_path = output_files.file(args.markdown, "--markdown")
+    output_files.distinct(("--json", json_path), ("--markdown", markdown_path))
     wanted = levels.check_levels([v.strip() for v in args.cpu_capability.split(",")])
     rest, skip = [], False
     for a in argv:  # the same command, less what the parent does itself

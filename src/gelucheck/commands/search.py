@@ -56,6 +56,8 @@ def run(args) -> int:
                          "'gelucheck[search]'")
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")
+    output_files.distinct(("--json", json_path), ("--write-budgets", args.write_budgets),
+                          ("--checkpoint", args.checkpoint))
     named = options.named_specs(args, "search")
     from ..sweep.cluster import spec_of
 

@@ -37,6 +37,8 @@ def run(args) -> int:
     span = parse_range(args.range)
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")
+    output_files.distinct(("--json", json_path), ("--write-budgets", args.write_budgets),
+                          ("--checkpoint", args.checkpoint))
     # named, not resolved: the sweep resolves them (importing the frameworks) while its
     # workers start, and refuses an unknown or unavailable one before any task runs
     specs = options.named_specs(args, "sweep")

@@ -133,6 +133,8 @@ def _study(args, config, validate, run, render, write_plots, html_section,
     markdown_path = output_files.file(args.markdown, "--markdown")
     html_path = output_files.file(args.html, "--html")
     plots_dir = output_files.folder(args.plots, "--plots")
+    output_files.distinct(("--json", json_path), ("--markdown", markdown_path),
+                          ("--html", html_path), ("--plots", plots_dir))
     start = time.perf_counter()
     study = run(config, args.workers, progress=not args.no_progress)
     print(render(study))
