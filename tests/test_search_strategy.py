@@ -76,7 +76,8 @@ def test_a_rounds_samples_are_each_cells_own_sorted_uniform_and_without_repeats(
         assert bits[0] == cell.first and bits[-1] == cell.last
         assert np.all(np.signbit(x[a:b]) == bool(cell.sign))
         if cell.size > 1 << 20:  # a quarter of the draws in each quarter of the cell, +-10%
-            quarters = np.bincount((bits[1:-1] - np.uint64(cell.first)) * 4 // cell.size)
+            quarters = np.bincount(((bits[1:-1] - np.uint64(cell.first)) * 4 // cell.size)
+                                    .astype(np.int64))  # (NumPy 1.x: no uint64 bins)
             assert np.all(np.abs(quarters - 1024) < 103), quarters
     assert ends[2] - ends[1] == 4  # a cell of four encodings holds them once each
 
