@@ -143,9 +143,10 @@ def test_a_timeout_that_is_not_a_time_is_refused(value, capsys):
     (["1", "2"], "--max-ulp gives every input two limits (1 and 2)"),
     (["x<-5=1", "0.5", "x<-5=3"], "--max-ulp gives region x<-5 two limits (x<-5=1 and x<-5=3)"),
 ])
-def test_two_limits_for_one_region_are_refused(limits, refusal, capsys):
+@pytest.mark.parametrize("levels", [[], ["--cpu-capability", "default"]])  # (levels: processes)
+def test_two_limits_for_one_region_are_refused(limits, refusal, levels, capsys):
     argv = ["check", "--backend", "scipy:ndtr", "--function", "phi", "--dtype", "bfloat16",
-            "--no-progress", *(a for limit in limits for a in ("--max-ulp", limit))]
+            "--no-progress", *levels, *(a for limit in limits for a in ("--max-ulp", limit))]
     assert main(argv) == 2
     assert refusal in capsys.readouterr().err
 

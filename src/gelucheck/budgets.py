@@ -200,9 +200,10 @@ def _check_figures(path: Path, k: tuple, entry: dict) -> None:
     every region named is one the figures have (a budget for another would never apply)."""
     figures = {"max_ulp": entry.get("max_ulp"), "minimum_value_ulp": entry.get("minimum_value_ulp",
                                                                               0.0)}
-    for prefix, part in (("", entry), *((f"{kind}.", entry[kind]) for kind in ("sweep", "search")
-                                        if isinstance(entry.get(kind), dict))):
-        if prefix:
+    parts = {"": entry, **{f"{kind}.": entry[kind] for kind in ("sweep", "search")
+                          if isinstance(entry.get(kind), dict)}}
+    for prefix, part in parts.items():
+        if prefix:  # (the entry's own max_ulp is above, checked first)
             figures[f"{prefix}max_ulp"] = part.get("max_ulp")
         regions = part.get("regions", {})
         if unknown := sorted(set(regions) - set(REGION_NAMES)):

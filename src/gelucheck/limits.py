@@ -10,6 +10,7 @@ from .errors import UsageError, choose
 from .functions import get_function
 from .report.cells import fmt_ulp
 from .results import AccuracyResult
+from .ulp import is_ulp_limit
 
 OVERALL = "all"
 
@@ -31,7 +32,7 @@ def parse_limit(text: str) -> Limit:
         value = float(number)
     except ValueError:
         value = float("nan")
-    if not value >= 0:
+    if not is_ulp_limit(value):
         raise UsageError(f"--max-ulp {text!r}: expected N or REGION=N with N >= 0, e.g. 0.5 or "
                          "'x<-5=1e3'")
     if region != OVERALL:

@@ -58,12 +58,13 @@ def _measure(args, with_drift: bool) -> int:
     from ..report import summary, tables
     from ..results import AccuracyResult
 
+    # before --cpu-capability's processes start (report has no --max-ulp)
+    refuse_region_twice(getattr(args, "max_ulp", []))
     if args.cpu_capability:
         if args.budgets:
             budgets_mod.load(args.budgets)  # a missing or damaged file: said before the work
         return _levels(args, sys.argv[1:] if args.argv is None else args.argv)
 
-    refuse_region_twice(getattr(args, "max_ulp", []))  # (report has no --max-ulp)
     json_path = output_files.file(args.json, "--json")
     markdown_path = output_files.file(args.markdown, "--markdown")
     html_path = output_files.file(getattr(args, "html", None), "--html")
