@@ -14,7 +14,8 @@ of the rounds), and the wall of a round.
 
 SPEC: backend:name, several joined by +; EVERY (4 here): one task of 2^24 in EVERY; each
 setting: NAME=VALUE[,NAME=VALUE], names of gelucheck.sweep.chunk's module constants (or
-MODULE.NAME, of another module of gelucheck.sweep), values integers or 2^k. WORKERS
+MODULE.NAME, of another module of gelucheck.sweep; set in every module that holds a copy of
+it), values integers or 2^k. WORKERS
 (environment): processes, default 2 (the sweep's default is one per core)."""
 import importlib
 import multiprocessing
@@ -53,10 +54,22 @@ def parse(setting: str) -> dict:
     return out
 
 
+def _apply(name: str, value: int) -> None:
+    """The setting in its module and in every module of gelucheck.sweep that holds a copy of
+    it (``from .inputs import KNOWN_SPAN``): set in chunk alone, the span had left the task's
+    input array at the old size, and each longer span was called on a slice of itself."""
+    module, constant = _module(name)
+    old = getattr(module, constant)
+    for other in list(sys.modules.values()):
+        if (getattr(other, "__name__", "").startswith("gelucheck.sweep.")
+                and getattr(other, constant, None) is old):
+            setattr(other, constant, value)
+
+
 def _start(spec: str, function_name: str, config: dict) -> None:
     worker._tune_process()
     for name, value in config.items():
-        setattr(*_module(name), value)
+        _apply(name, value)
     function = get_function(function_name)
     _WORKER["impls"] = [i for one in spec.split("+") for i in
                         worker.resolve({"kind": "builtin", "impl": one, "function": function.name})]

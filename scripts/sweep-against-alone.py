@@ -4,7 +4,7 @@
 1. the implementation alone evaluates every finite float32 input, in WORKERS processes of one
    thread taking tasks of 2^24 as the sweep's workers do, each writing its inputs into one
    reused array by the loop the sweep uses - what any evaluation of every input must do - in
-   blocks of 2^18, 2^19 and 2^20 (its best counts);
+   blocks of 2^18 to 2^22 (its best counts; which is best differs by CPU);
 2. `gelucheck sweep --profile` over the same inputs with as many workers.
 
 Prints, per round, CPU seconds per 2^24 inputs (the workers' loops, or the sweep's tasks) and
@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-BLOCKS = (1 << 18, 1 << 19, 1 << 20)
+BLOCKS = tuple(1 << k for k in range(18, 23))
 TASK = 1 << 24
 _WORKER = {}
 

@@ -106,6 +106,19 @@ def test_a_known_span_scores_as_its_blocks_do():
         chunk.evaluate_block(impls, f, 0, chunk.KNOWN_SPAN + 1)
 
 
+def test_a_span_longer_than_the_input_array_is_refused(monkeypatch):
+    """chunk's span set above the input array's (a setting made in one module only): the
+    spans' calls would see a slice of each span's inputs and its closed-form figures would
+    count all of them - refused instead of scored."""
+    from gelucheck.functions import get_function
+
+    impls, f = find("scipy:x*ndtr", "gelu"), get_function("gelu")
+    start = 0x50000000  # saturated: x itself, a closed-form run
+    monkeypatch.setattr(chunk, "KNOWN_SPAN", 2 * chunk.KNOWN_SPAN)
+    with pytest.raises(ValueError, match="input array holds 1 to"):
+        chunk.evaluate(impls, f, start, start + 2 * chunk.KNOWN_SPAN)
+
+
 @pytest.mark.parametrize("names", [["rounded_gelu"], ["off_gelu"], ["returns_its_input"],
                                    ["rounded_gelu", "in_place_gelu"],
                                    ["in_place_gelu", "off_gelu", "returns_its_input"]])

@@ -32,7 +32,12 @@ class Inputs:
         self.holds: tuple[int, int] | None = None  # (first encoding, count) written already
 
     def block(self, start: int, stop: int) -> np.ndarray:
-        """The block's inputs, written unless the last test wrote them."""
+        """The block's inputs, written unless the last test wrote them. A block longer than
+        the array is refused: its slice would hold fewer inputs than the block's figures
+        count (a span set above KNOWN_SPAN in one module and not here)."""
+        if not 0 < stop - start <= len(self.array):
+            raise ValueError(f"a block of {stop - start} encodings from {start:#x}: this "
+                             f"task's input array holds 1 to {len(self.array)}")
         bits = self.array[:stop - start]
         held = self.holds[1] if self.holds and self.holds[0] == start else 0
         if held < len(bits):
