@@ -32,6 +32,18 @@ def torch_gelu(t):
     return torch.nn.functional.gelu(t)
 
 
+def torch_gelu_one_ulp_up_in_band(t):
+    """A torch callable whose errors are known without torch's kernels: x·ndtr(x) rounded
+    once, then one ulp up for -5 <= x < -1 - errors within 1/2 ulp outside that band, from
+    1/2 to 3/2 inside it (torch's own GELU differs by kernel tier: 2.04 ulps in float16 on
+    ATen's kernels, 5.8 on oneDNN's where the CPU has AVX-512 FP16)."""
+    import torch
+
+    y = torch.from_numpy(gelu_float64_then_round(t.numpy()))
+    up = torch.nextafter(y, torch.tensor(float("inf"), dtype=y.dtype))
+    return torch.where((t >= -5) & (t < -1), up, y)
+
+
 not_callable = 3
 
 
