@@ -39,3 +39,22 @@ def test_the_lowered_precisions_are_paths_of_float32_where_the_cpu_offers_them()
 def test_its_tier_is_named_in_its_version_line():
     backend = get_backend("openvino")
     assert backend.tier is not None and f"kernels {backend.tier.name}" in backend.version
+
+
+def test_a_model_compiled_in_a_sweeps_worker_runs_on_one_thread():
+    """backends/threads.py's setting, as a sweep's or a search's worker sets it: the CPU
+    plugin's default is a thread per core for each compiled model."""
+    import openvino as ov
+    from openvino import opset13
+
+    from gelucheck.backends import threads
+    from gelucheck.backends.openvino_backend import compile_config
+
+    p = opset13.parameter([-1], np.float32)
+    model = ov.Model([opset13.erf(p)], [p])
+    before = threads.set_one_thread(True)
+    try:
+        compiled = ov.Core().compile_model(model, "CPU", compile_config("f32"))
+    finally:
+        threads.set_one_thread(before)
+    assert int(compiled.get_property("INFERENCE_NUM_THREADS")) == 1

@@ -11,12 +11,29 @@ each graph with every optimization off.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
+from . import threads
 from .base import Backend, Implementation
 
 EXACT = ("float16", "float32")  # no float64 Erf kernel, no bfloat16 kernels on the CPU provider
 TANH = ("float16", "float32", "float64")
+
+
+def make_session(model: bytes, optimize: bool = True) -> Any:
+    """An InferenceSession of the serialized model on the CPU provider: with ORT's default
+    graph optimizations or none, on its default thread pool or, where backends/threads.py
+    says so (a sweep's or a search's worker), on the calling thread alone."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if threads.one_thread():
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+    if not optimize:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
 def load() -> Backend:
@@ -49,20 +66,17 @@ def load() -> Backend:
         return model.SerializeToString()
 
     def session(build, dtype, optimize=True):
-        options = ort.SessionOptions()
-        if not optimize:
-            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        return ort.InferenceSession(build(dtype), options, providers=["CPUExecutionProvider"])
+        return make_session(build(dtype), optimize)
 
     def runner(build, reshape=None, optimize=True):
         sessions = {}
 
         def run(x):
-            dtype = x.dtype.name
-            if dtype not in sessions:
-                sessions[dtype] = session(build, dtype, optimize)
+            key = (x.dtype.name, threads.one_thread())
+            if key not in sessions:
+                sessions[key] = session(build, key[0], optimize)
             given = x.reshape(reshape(x)) if reshape else x
-            return sessions[dtype].run(None, {"x": given})[0].reshape(x.shape)
+            return sessions[key].run(None, {"x": given})[0].reshape(x.shape)
         return run
 
     def node(op, contrib=False, **attrs):

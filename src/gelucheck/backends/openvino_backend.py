@@ -15,6 +15,7 @@ import numpy as np
 
 from ..formats import BFLOAT16, FLOAT16, FLOAT32, FLOAT64
 from ..functions import ERF, GELU, GELU_TANH, Function
+from . import threads
 from .base import Backend, Implementation
 
 # name: (the function, how the op is built, what it computes)
@@ -25,6 +26,15 @@ OPS: dict[str, tuple[Function, str, str]] = {
 }
 # a lowered inference precision: the CPU capability that offers it
 LOWERED = {"bf16": "BF16", "f16": "FP16"}
+
+
+def compile_config(hint: str) -> dict[str, object]:
+    """The CPU plugin's configuration for a model compiled now: the inference precision hint
+    and, where backends/threads.py says so (a sweep's or a search's worker), one thread."""
+    config: dict[str, object] = {"INFERENCE_PRECISION_HINT": hint}
+    if threads.one_thread():
+        config["INFERENCE_NUM_THREADS"] = 1
+    return config
 
 
 def load() -> Backend:
@@ -40,17 +50,17 @@ def load() -> Backend:
     capabilities = set(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES"))
 
     def compiled(op: str, hint: str) -> Callable[[np.ndarray], np.ndarray]:
-        """The op as a one-op model, compiled once per dtype and rank (the CPU plugin takes
-        dynamic dimensions, not a dynamic rank)."""
-        made: dict[tuple[np.dtype, int], object] = {}
+        """The op as a one-op model, compiled once per dtype, rank (the CPU plugin takes
+        dynamic dimensions, not a dynamic rank) and thread setting (backends/threads.py)."""
+        made: dict[tuple[np.dtype, int, bool], object] = {}
 
         def kernel(x: np.ndarray) -> np.ndarray:
-            key = (x.dtype, x.ndim)
+            key = (x.dtype, x.ndim, threads.one_thread())
             if key not in made:
                 p = opset13.parameter([-1] * x.ndim, x.dtype)
                 node = opset13.gelu(p, op) if op else opset13.erf(p)
                 made[key] = core.compile_model(ov.Model([node], [p]), "CPU",
-                                               {"INFERENCE_PRECISION_HINT": hint})
+                                               compile_config(hint))
             return np.asarray(made[key](x)[0]).reshape(x.shape)  # type: ignore[operator]
         return kernel
 

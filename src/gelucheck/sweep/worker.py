@@ -6,10 +6,10 @@ from __future__ import annotations
 import ctypes
 import os
 import socket
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 from .. import __version__
-from ..backends import Implementation, backend_version, find, get_backend, load_user
+from ..backends import Implementation, backend_version, find, get_backend, load_user, threads
 from ..functions import Function, get_function
 from .chunk import evaluate, hex32
 from .proofs import warm_proofs
@@ -58,10 +58,20 @@ def resolve(spec: Spec) -> list[Implementation]:
     return found
 
 
-def _tune_process() -> int | None:
+class Threads(NamedTuple):
+    """What _tune_process changed, for _restore_threads: torch's thread count before (None
+    without torch) and the other backends' setting (backends/threads.py)."""
+
+    torch: int | None
+    one_thread: bool
+
+
+def _tune_process() -> Threads:
     """Keep big temporaries in malloc's free lists rather than fresh mmaps: page faults on
-    every numpy temporary cost more than the arithmetic.
-    Returns torch's thread count before (None without torch), for _restore_threads."""
+    every numpy temporary cost more than the arithmetic. And one thread for each library's
+    kernels: there is one process per core already (torch's, and the sessions and models
+    ONNX Runtime and OpenVINO make from now on).
+    Returns what it changed, for _restore_threads."""
     try:
         libc = ctypes.CDLL("libc.so.6")
         libc.mallopt(-3, 1 << 28)  # M_MMAP_THRESHOLD
@@ -69,28 +79,30 @@ def _tune_process() -> int | None:
         libc.mallopt(-2, 1 << 28)  # M_TOP_PAD
     except (OSError, AttributeError):
         pass
+    one_thread = threads.set_one_thread(True)
     try:
         import torch
     except ImportError:
-        return None
+        return Threads(None, one_thread)
     before = int(torch.get_num_threads())  # (torch: Any where it is not installed)
-    torch.set_num_threads(1)  # one process per core already
-    return before
+    torch.set_num_threads(1)
+    return Threads(before, one_thread)
 
 
-def _restore_threads(count: int | None) -> None:
-    """torch's thread count as it was before this process ran a sweep's tasks itself."""
-    if count is not None:
+def _restore_threads(saved: Threads) -> None:
+    """The threads as they were before this process ran a sweep's tasks itself."""
+    threads.set_one_thread(saved.one_thread)
+    if saved.torch is not None:
         import torch
 
-        torch.set_num_threads(count)
+        torch.set_num_threads(saved.torch)
 
 
 _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(specs: list[Spec], function: str,
-                 env: dict[str, str] | None = None) -> int | None:
+                 env: dict[str, str] | None = None) -> Threads:
     """This process made a sweep's worker (or the sweep's own, when it works alone): the
     implementations resolved, the compiled loops loaded. ``env``: the sweep's environment,
     for a worker forked from the fork server, which holds that of the process's first sweep
