@@ -40,14 +40,19 @@ def _erf_model() -> bytes:
 
 
 def test_onnx_runtime_sessions_made_in_a_worker_run_on_the_calling_thread(library_default):
-    """ORT's default (0) is a pool of one thread per physical core in each session: two
-    workers on two cores ran four threads, spinning between calls."""
-    pytest.importorskip("onnxruntime", reason="onnxruntime is not installed (extra: onnxruntime)")
+    """Outside a worker a session keeps ORT's default (0 today: a pool of a thread per
+    physical core in each session - two workers on two cores ran four threads, spinning
+    between calls); in one, a single thread."""
+    ort = pytest.importorskip("onnxruntime",
+                              reason="onnxruntime is not installed (extra: onnxruntime)")
     pytest.importorskip("onnx", reason="onnx is not installed (extra: onnxruntime)")
     from gelucheck.backends.onnxruntime_backend import make_session
 
     model = _erf_model()
-    assert make_session(model).get_session_options().intra_op_num_threads == 0
+    library = ort.SessionOptions()  # ORT's own default, whatever its version makes it
+    options = make_session(model).get_session_options()
+    assert (options.intra_op_num_threads, options.inter_op_num_threads) == (
+        library.intra_op_num_threads, library.inter_op_num_threads)
     threads.set_one_thread(True)
     options = make_session(model).get_session_options()
     assert (options.intra_op_num_threads, options.inter_op_num_threads) == (1, 1)
