@@ -164,3 +164,19 @@ def test_uncertain_is_its_definition_at_every_edge():
     got = fastref._uncertain(v)
     assert np.array_equal(got, want)
     assert 0 < want.sum() < len(want)
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, reference.FEW - 1, reference.FEW,
+                                   reference.FEW + 1, 300])
+@pytest.mark.parametrize("size_", [1, 9, 1 << 12])
+def test_a_blocks_doubts_are_flatnonzeros(count, size_):
+    """_doubts finds the doubts one by one where they are few, flatnonzero's indices either
+    way: at the ends, adjacent, and past FEW."""
+    rng = np.random.default_rng(count * 31 + size_)
+    for picked in (rng.integers(0, size_, count), np.arange(min(count, size_)),
+                   size_ - 1 - np.arange(min(count, size_))):
+        doubt = np.zeros(size_, dtype=bool)
+        doubt[picked] = True
+        found = reference._doubts(doubt)
+        assert found.dtype == np.int64
+        assert found.tolist() == np.flatnonzero(doubt).tolist()

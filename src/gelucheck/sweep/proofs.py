@@ -23,15 +23,25 @@ _afresh: list[tuple[str, float, Proof]] | None = None
 
 
 def resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndarray,
-                 unit: np.ndarray) -> None:
-    """v and unit at the inputs x[slow], from their correctly rounded results: v the
-    float64's, moved one step to the exact value's side where it is the float32 itself or
-    its midpoint; unit the float32's ulp, half of it just below a power of two. (In array
-    operations: a block's few inputs one by one in NumPy's scalars cost more than the
-    table's lookup.)"""
+                unit: np.ndarray) -> None:
+    """v and unit at the inputs x[slow], from their correctly rounded results (_values):
+    the stored proofs' already made where the table holds every one of them, as it does in
+    nearly every block (_Stored: resolving a block's few inputs in NumPy's calls cost more
+    than the block's reference loop), else each proven."""
     if not len(slow):
         return
-    bits, bits64, side = _proofs(function, x[slow])
+    x = x[slow]
+    if (stored := _stored(function)) is not None and (at := stored.entries(x)) is not None:
+        v[slow], unit[slow] = stored.v[at], stored.unit[at]
+        return
+    v[slow], unit[slow] = _values(*_proofs(function, x))
+
+
+def _values(bits: np.ndarray, bits64: np.ndarray, side: np.ndarray
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(v, unit) of proofs (float32 and float64 encodings, side): v the float64's, moved one
+    step to the exact value's side where it is the float32 itself or its midpoint; unit the
+    float32's ulp, half of it just below a power of two."""
     value, rounded = bits64.view(np.float64), bits.view(np.float32).astype(np.float64)
     ulp = ulp_of_exact(rounded, side, FLOAT32)
     midpoint = np.abs(value - rounded) == ulp / 2  # a float64 on the midpoint: keep the side
@@ -39,8 +49,41 @@ def resolve_all(function: Function, x: np.ndarray, slow: np.ndarray, v: np.ndarr
     # an output k ulps away errs by more or less than k
     toward = np.where(midpoint, rounded, np.copysign(np.inf, side))
     moved = midpoint | (value == rounded)
-    v[slow] = np.where(moved, np.nextafter(value, toward), value)
-    unit[slow] = ulp
+    return np.where(moved, np.nextafter(value, toward), value), ulp
+
+
+class _Stored:
+    """One function's table of proofs as resolve_all's v and unit, made once (_values over
+    the whole table), and its inputs' encodings as a dict: a block's lookup is a few dict
+    reads instead of NumPy's searchsorted and a dozen array passes."""
+
+    def __init__(self, proven: proof_table.Proven):
+        self.proven = proven
+        self.v, self.unit = _values(proven.bits, proven.bits64, proven.side.astype(np.float64))
+        self._at = {int(e): j for j, e in enumerate(proven.x)}
+
+    def entries(self, x: np.ndarray) -> list[int] | None:
+        """The entries of the inputs x (float32, or their float64 copies); None where one
+        is no float32 or not in the table."""
+        encodings = proof_table.encodings_of(x)
+        if encodings is None:
+            return None
+        at = [self._at.get(e, -1) for e in encodings.tolist()]
+        return None if min(at) < 0 else at
+
+
+_stored_by_function: dict[str, _Stored] = {}
+
+
+def _stored(function: Function) -> _Stored | None:
+    """The function's _Stored, made again where the table was read again (a file rewritten);
+    None where it has no entries, or where every input is to be proven afresh."""
+    if _afresh is not None or (proven := proof_table.entries(function.name)) is None:
+        return None
+    held = _stored_by_function.get(function.name)
+    if held is None or held.proven is not proven:
+        held = _stored_by_function[function.name] = _Stored(proven)
+    return held
 
 
 def _proofs(function: Function, x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

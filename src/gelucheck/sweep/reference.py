@@ -121,6 +121,27 @@ def values(function: str | Function, x: np.ndarray,
     return v, unit, len(slow)
 
 
+FEW = 8  # doubts a block has at most, mostly: found one by one (_doubts)
+
+
+def _doubts(doubt: np.ndarray) -> np.ndarray:
+    """np.flatnonzero(doubt) for a block's few doubts: each found by argmax, which stops at
+    the first True (flatnonzero's count and fill passes cost as much as the block's
+    resolving); flatnonzero itself past FEW."""
+    found: list[int] = []
+    at, n = 0, len(doubt)
+    while at < n and len(found) < FEW:
+        j = at + int(doubt[at:].argmax())
+        if not doubt[j]:
+            break
+        found.append(j)
+        at = j + 1
+    else:
+        if at < n:
+            return np.flatnonzero(doubt)
+    return np.array(found, dtype=np.int64) if found else _NONE
+
+
 def values_and_doubts(function: str | Function, x: np.ndarray,
                       monotone: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """values, with the indices of the inputs resolved rather than their count."""
@@ -128,7 +149,7 @@ def values_and_doubts(function: str | Function, x: np.ndarray,
     module = module_of(function)
     if monotone and (block := module.compiled_run(function, x)) is not None:
         v, unit, doubt = block
-        slow = np.flatnonzero(doubt) if doubt.any() else _NONE  # any() is the cheaper test
+        slow = _doubts(doubt)
         resolve_all(function, x, slow, v, unit)
         return v, unit, slow
     x64 = x.astype(np.float64)

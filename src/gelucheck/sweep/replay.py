@@ -21,7 +21,7 @@ time: a replay gives the figures that scoring the block would, bit for bit."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -155,8 +155,9 @@ def _moved(source: Source, start: int, d: int, y: np.ndarray) -> ImplStats:
     2^-30 that is -1 <= x < 0 or 0 <= x < 1, as the source's: one sign, one region)."""
     stats, delta = source.stats, start - source.start
 
-    def move(figures: Figures) -> Figures:
-        return replace(figures, worst_bits=figures.worst_bits + delta)
+    def move(f: Figures) -> Figures:  # (not dataclasses.replace: paid by every block)
+        return Figures(f.n, f.max_ulp, f.worst_bits + delta, f.sum_ulp, f.n_finite,
+                       f.not_correctly_rounded)
 
     return ImplStats(move(stats.whole), {name: move(f) for name, f in stats.regions.items()},
                      math.ldexp(stats.max_abs, d), stats.max_abs_bits + delta, stats.histogram,
