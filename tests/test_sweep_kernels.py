@@ -589,7 +589,8 @@ def test_phis_own_fit_serves_right_of_zero_and_down_to_minus_5(monkeypatch):
     assert phi_table.DIRECT_LEFT == 5.0 and phi_table.PHI.intervals * phi_table.INTERVAL >= 9
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu"])
+@pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh"])  # (the tanh form's far
+# left begins at -12: -20 on is in it too)
 @pytest.mark.parametrize("start", [0x00000000, 0x80000000, 0x00400001, 0x807FF000, 0x00FFF000,
                                    0x0C000000, 0x30800000 - 3000, 0xB0800000 - 3000,
                                    # right of saturation (9 = 0x41100000), powers of two in it,

@@ -371,7 +371,7 @@ def require(function: Function) -> None:
 def warm(functions: tuple[Function, ...]) -> None:
     """The compiled loops of these functions (Φ's are GELU's, with a flag) made ready before
     any block is timed: each piece of the middle, the series, x*'s window, the closed forms'
-    parts of Φ and GELU (SweepReference)."""
+    parts of Φ and the GELU forms (SweepReference)."""
     compiled = loops.kernels()
     if compiled is None:
         return
@@ -384,8 +384,8 @@ def warm(functions: tuple[Function, ...]) -> None:
               *(x32 * edge / 2 for edge, _ in compiled.SERIES_PIECES)):
         for function in middles:
             _compiled_middle(function, x, v, unit)
-    if GELU in middles:  # the closed forms' parts of Φ and GELU only
-        compiled.tiny_block(x32 * 2.0**-40, True, v, unit)
+    if any(f in CLOSED_FORMS for f in middles):  # one loop each, for all of them
+        compiled.tiny_block(x32 * 2.0**-40, True, PHI0, v, unit)
         compiled.outer_block(x32 * 40, -0.0, True, v, unit)
 
 
@@ -412,6 +412,10 @@ LIMITED_FROM = 7.5
 # What the compiled loops compute: every function of this module's (FUNCTIONS: the rows
 # that name it as their sweep reference must be among them)
 COMPILED = (PHI, GELU, GELU_TANH, GELU_GRAD, PHI_GRAD, GELU_TANH_GRAD)
+# Those whose parts |x| <= 2^-30, far left and right fill computes in closed form, as
+# kernels.tiny_block and outer_block do: Φ's (1/2 + φ(0)·x, 1) and the GELU forms' (x/2 +
+# taylor·x², x)
+CLOSED_FORMS = (PHI, GELU, GELU_TANH)
 FUNCTIONS = COMPILED
 # The tanh form's loops (kernels.tanh_block): values may be subnormal below -9.5 (the tanh
 # form there is -6.7e-33, normal), and come within RELATIVE_BOUND of x from 6 on (1 - σ(2u)
@@ -545,7 +549,7 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
     if function not in COMPILED or not loops.kernels():
         return False
     lo, hi = sorted((a, b))
-    if function in (PHI, GELU) and ((lo > -TINY and hi <= TINY) or _outer(function, lo, hi)):
+    if function in CLOSED_FORMS and ((lo > -TINY and hi <= TINY) or _outer(function, lo, hi)):
         return True  # as fill computes them
     middle = (far_left(function) < lo and hi <= -TINY) or (lo > TINY and hi <= right_edge(function))
     if function == GELU_TANH:
@@ -558,16 +562,16 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
 
 def _outer(function: Function, a: float, b: float) -> bool:
     """Whether the inputs from a to b (either order) all lie in the far left or all right of
-    saturation (for Φ and GELU, fill's parts "far" and "high"): known_part's outer runs."""
+    saturation (for CLOSED_FORMS, fill's parts "far" and "high"): known_part's outer runs."""
     return known_kind(function, a, b) in ("far", "right")
 
 
 def compiled_run(function: Function, x: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(v, unit, doubt) of a monotone run of Φ or GELU inputs inside the tiny part, the far
-    left or the right of saturation, or of those or GELU′ or φ inputs inside one part of the
-    middle and one piece of the compiled loops, from one loop in x's own order (no float64
-    copy, no reversal); None for any other run, or without numba."""
+    """(v, unit, doubt) of a monotone run of Φ or GELU (either form) inputs inside the tiny
+    part, the far left or the right of saturation, or of those or GELU′ or φ inputs inside
+    one part of the middle and one piece of the compiled loops, from one loop in x's own
+    order (no float64 copy, no reversal); None for any other run, or without numba."""
     if not len(x):
         return None
     first, last = float(x[0]), float(x[-1])
@@ -575,11 +579,11 @@ def compiled_run(function: Function, x: np.ndarray
         return None
     v, unit = np.empty(len(x)), np.empty(len(x))
     if -TINY < first <= TINY:
-        loops.kernels().tiny_block(x, function == GELU, v, unit)
+        loops.kernels().tiny_block(x, function != PHI, SPECS[function].taylor, v, unit)
     elif _outer(function, first, last):
         # an implementation that misses the closed form there (torch's GELU overflows near
         # the largest float32) is measured in float64, not by mpmath
-        loops.kernels().outer_block(x, far_reference(function), function == GELU, v, unit)
+        loops.kernels().outer_block(x, far_reference(function), function != PHI, v, unit)
     else:
         return v, unit, _compiled_middle(function, x, v, unit)
     return v, unit, np.zeros(len(x), dtype=np.bool_)  # no value there is in doubt

@@ -490,21 +490,22 @@ def _horner(c, t):
 
 
 @njit(cache=True, error_model="numpy", nogil=True)
-def tiny_block(x, gelu, v, unit):
+def tiny_block(x, gelu, taylor, v, unit):
     """fastref.fill's part |x| <= 2^-30 for Φ (1/2 + φ(0)·x, one float64 step off 1/2 on
-    x's side where float64 lost the x term) or GELU (x·(1/2 + φ(0)·x), nudged one float64 ulp
-    towards +inf where float64 lost the x² term), operation for operation (no fused
-    multiply-add), into v and unit; no value there is in doubt."""
+    x's side where float64 lost the x term) or the GELU forms (x·(1/2 + c·x), c φ(0) or
+    √(2/π)/2 - ``taylor``, their SweepSpec's -, nudged one float64 ulp towards +inf where
+    float64 lost the x² term), operation for operation (no fused multiply-add), into v and
+    unit; no value there is in doubt."""
     for i in range(x.shape[0]):
         xi = np.float64(x[i])
         if gelu:
-            value = (xi * PHI0 + 0.5) * xi
+            value = (xi * taylor + 0.5) * xi
             if value == xi * 0.5 and xi != 0.0:
                 value = _as_float(_as_int(value) + (1 if value > 0 else -1))
             unit[i] = _as_float(max((_as_int(value) & EXPONENT_FIELD) - PRECISION_SHIFT,
                                     UNIT_FLOOR))
         else:
-            value = 0.5 + xi * PHI0
+            value = 0.5 + xi * taylor
             if value == 0.5 and xi != 0.0:
                 value = _as_float(_as_int(value) + (1 if xi > 0 else -1))
             unit[i] = 2.0**-25 if xi < 0 else PHI_RIGHT_UNIT  # the side of 1/2: x's sign
