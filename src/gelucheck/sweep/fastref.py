@@ -477,9 +477,13 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         cuts = [0, *sorted_cuts(x, [TANH_NORMAL_ABOVE, TANH_LIMITED_FROM]), len(x)]
         for (a, b), subnormal, limited in zip(itertools.pairwise(cuts), (True, False, False),
                                               (False, False, True)):
-            if b > a:
+            if b <= a:
+                continue
+            if subnormal or limited:
                 loops.kernels().tanh_block(x[a:b], RELATIVE_BOUND, subnormal, limited, v[a:b],
                                            unit[a:b], doubt[a:b])
+            else:
+                _tanh_middle(x[a:b], v[a:b], unit[a:b], doubt[a:b])
         return doubt
     first, last = _piece(float(x[0])), _piece(float(x[-1]))
     bounds: list[int] = [0, len(x)]
@@ -508,6 +512,30 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
             loops.kernels().phi_block(x[a:b], phi_table.R.rows()[k], phi_table.centre(k), gelu,
                                 COMPILED_BOUND, subnormal, v[a:b], unit[a:b], doubt[a:b])
     return doubt
+
+
+def _tanh_middle(x: np.ndarray, v: np.ndarray, unit: np.ndarray, doubt: np.ndarray) -> None:
+    """The tanh form between -9.5 and 6, one sign: below TAYLOR_EDGE its series
+    (kernels.TANH_SERIES_LOOPS, with the fewest terms each piece of SERIES_PIECES allows,
+    within COMPILED_BOUND: 2^-52.1 measured), beyond it the exponential's loop."""
+    compiled = loops.kernels()
+    series = compiled.SERIES_PIECES
+    first, last = (min(_piece(float(x[i])), len(series)) for i in (0, -1))
+    bounds = [0, len(x)]
+    if first != last:
+        bounds = [0, *magnitude_cuts(x, [_piece_start(p) for p in range(min(first, last) + 1,
+                                                                         max(first, last) + 1)]),
+                  len(x)]
+    ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
+    for p, a, b in zip(ps, bounds[:-1], bounds[1:]):
+        if b <= a:
+            continue
+        if p < len(series):
+            compiled.TANH_SERIES_LOOPS[series[p][1]](x[a:b], COMPILED_BOUND, v[a:b], unit[a:b],
+                                                     doubt[a:b])
+        else:
+            compiled.tanh_block(x[a:b], RELATIVE_BOUND, False, False, v[a:b], unit[a:b],
+                                doubt[a:b])
 
 
 def _gelu_grad_piece(k: int, x: np.ndarray, v: np.ndarray, unit: np.ndarray,

@@ -1,5 +1,5 @@
 """The proven results of the inputs the sweep's reference leaves in doubt, stored: every sweep
-of a function meets the same ones (the tanh form's 28,000; a few hundred for GELU), and
+of a function meets the same ones (the tanh form's 6,300; a few hundred for GELU), and
 Arb proves each again in every sweep (mpmath, more slowly, where python-flint is not
 installed): docs/design.md, The sweep.
 
