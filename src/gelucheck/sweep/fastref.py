@@ -485,17 +485,9 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
             else:
                 _tanh_middle(x[a:b], v[a:b], unit[a:b], doubt[a:b])
         return doubt
-    first, last = _piece(float(x[0])), _piece(float(x[-1]))
-    bounds: list[int] = [0, len(x)]
-    if first != last:
-        edges = [_piece_start(p) for p in range(min(first, last) + 1, max(first, last) + 1)]
-        bounds = [0, *magnitude_cuts(x, edges), len(x)]
-    ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
     gelu = function == GELU
     series = loops.kernels().SERIES_PIECES
-    for p, a, b in zip(ps, bounds[:-1], bounds[1:]):
-        if b <= a:
-            continue
+    for p, a, b in _piece_runs(x, _piece(float(x[0])), _piece(float(x[-1]))):
         k = p - len(series)
         if function == GELU_GRAD:
             _gelu_grad_piece(k, x[a:b], v[a:b], unit[a:b], doubt[a:b])
@@ -514,6 +506,17 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
     return doubt
 
 
+def _piece_runs(x: np.ndarray, first: int, last: int) -> list[tuple[int, int, int]]:
+    """(p, a, b): the non-empty runs x[a:b] of each piece p (_piece) from x[0]'s ``first``
+    to x[-1]'s ``last``, in x's own order - a monotone run of one sign, in either order."""
+    bounds = [0, len(x)]
+    if first != last:
+        edges = [_piece_start(p) for p in range(min(first, last) + 1, max(first, last) + 1)]
+        bounds = [0, *magnitude_cuts(x, edges), len(x)]
+    ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
+    return [(p, a, b) for p, a, b in zip(ps, bounds[:-1], bounds[1:]) if b > a]
+
+
 def _tanh_middle(x: np.ndarray, v: np.ndarray, unit: np.ndarray, doubt: np.ndarray) -> None:
     """The tanh form between -9.5 and 6, one sign: below TAYLOR_EDGE its series
     (kernels.TANH_SERIES_LOOPS, with the fewest terms each piece of SERIES_PIECES allows,
@@ -521,15 +524,7 @@ def _tanh_middle(x: np.ndarray, v: np.ndarray, unit: np.ndarray, doubt: np.ndarr
     compiled = loops.kernels()
     series = compiled.SERIES_PIECES
     first, last = (min(_piece(float(x[i])), len(series)) for i in (0, -1))
-    bounds = [0, len(x)]
-    if first != last:
-        bounds = [0, *magnitude_cuts(x, [_piece_start(p) for p in range(min(first, last) + 1,
-                                                                         max(first, last) + 1)]),
-                  len(x)]
-    ps = range(first, last + 1) if first <= last else range(first, last - 1, -1)
-    for p, a, b in zip(ps, bounds[:-1], bounds[1:]):
-        if b <= a:
-            continue
+    for p, a, b in _piece_runs(x, first, last):
         if p < len(series):
             compiled.TANH_SERIES_LOOPS[series[p][1]](x[a:b], COMPILED_BOUND, v[a:b], unit[a:b],
                                                      doubt[a:b])
