@@ -1,6 +1,7 @@
 """The exhaustive float32 sweep of erf and erfc: its fast reference within its bound, the
 figures of a sweep equal to mpmath's, input for input, at every edge of the reference, and
 a clear refusal where the reference cannot be trusted."""
+import itertools
 import math
 
 import mpmath
@@ -84,6 +85,26 @@ def test_erfs_fit_is_within_2_to_the_minus_51_on_every_interval():
     assert worst <= 2.0**-51, math.log2(worst)
 
 
+@pytest.mark.parametrize("function", ["erf", "erfc"])
+def test_the_series_pieces_are_within_2_to_the_minus_51_either_side_of_each_edge(function):
+    """Below 1/8 erf's series takes 3, 5 or 8 terms by |x| (erf_kernels.SERIES_PIECES): the
+    40 float32s either side of each piece's edge and 200 across each piece, both signs, within
+    2^-51 of mpmath (their roundings: 2^-51.9 with all 8 terms), 32 times inside the sweep's
+    bound - with the terms of the piece below, erf errs by 2^-35 to 2^-40 past an edge."""
+    compiled = loops.erf_kernels()
+    edges = [compiled.TINY] + [edge for edge, _ in compiled.SERIES_PIECES]
+    magnitudes = []
+    for lo, hi in itertools.pairwise(edges):
+        magnitudes += list(np.geomspace(lo, hi, 200, endpoint=False).astype(np.float32))
+    for edge in edges[1:]:
+        at = int(np.float32(edge).view(np.uint32))
+        magnitudes += list(np.arange(at - 40, at + 40, dtype=np.uint32).view(np.float32))
+    magnitudes = np.unique(np.array(magnitudes, dtype=np.float32))
+    x = np.sort(np.concatenate([-magnitudes, magnitudes]))
+    worst = _relative_errors(function, x).max()
+    assert worst <= 2.0**-51, math.log2(worst)
+
+
 def test_without_numba_the_erf_sweep_is_refused_with_the_reason(monkeypatch):
     monkeypatch.setattr(loops, "kernels", lambda: None)
     with pytest.raises(UsageError, match="without numba"):
@@ -99,6 +120,10 @@ EDGES = {
     "erf float64 1": ("erf", _F32(5.9215) - 512), "erf at 6": ("erf", _F32(6.0) - 512),
     "erf -1": ("erf", _F32(-3.9192) - 512), "erf series edge": ("erf", _F32(0.125) - 512),
     "erf -series edge": ("erf", _F32(-0.125) - 512),
+    "erf series 3|5 terms": ("erf", _F32(2.0**-10) - 512),
+    "erf -series 5|8 terms": ("erf", _F32(-(2.0**-5)) - 512),
+    "erfc series 5|8 terms": ("erfc", _F32(2.0**-5) - 512),
+    "erfc -series 3|5 terms": ("erfc", _F32(-(2.0**-10)) - 512),
     "erf fit edge": ("erf", _F32(1.25) - 512), "erf -fit edge": ("erf", _F32(-2.75) - 512),
     "erfc series edge": ("erfc", _F32(0.125) - 512),
     "erfc -series edge": ("erfc", _F32(-0.125) - 512),

@@ -121,17 +121,22 @@ def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -
         require(function)  # raises: no NumPy path for the erf family
     doubt = np.empty(len(x), dtype=np.bool_)
     complement = function == ERFC
-    edges = [-compiled.SERIES_EDGE, -compiled.TINY, compiled.TINY, compiled.SERIES_EDGE]
+    # the parts: the middle left, the series' pieces (|x| descending), the tiny part, the
+    # series' pieces (ascending), the middle right
+    pieces = compiled.SERIES_PIECES
+    terms = [t for _, t in pieces[::-1]] + [0] + [t for _, t in pieces]
+    edges = ([-e for e, _ in pieces[::-1]] + [-compiled.TINY, compiled.TINY]
+             + [e for e, _ in pieces])
     for k, (a, b) in enumerate(value_parts(x, edges)):
         if b <= a:
             continue
         part = (x[a:b], BOUND, v[a:b], unit[a:b], doubt[a:b])
-        if k == 2:
+        if k == len(pieces) + 1:
             ends = (abs(float(x[a])), abs(float(x[b - 1])))
             subnormal = bool(min(ends) < 2.0**-125 or np.signbit(x[a]) != np.signbit(x[b - 1]))
             compiled.tiny_block(part[0], complement, BOUND, subnormal, *part[2:])
-        elif k in (1, 3):
-            compiled.series_block(part[0], complement, *part[1:])
+        elif 0 < k < len(edges):
+            compiled.SERIES_LOOPS[terms[k - 1]](part[0], complement, *part[1:])
         elif complement:
             compiled.erfc_block(*part)
         else:
