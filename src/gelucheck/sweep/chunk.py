@@ -54,25 +54,24 @@ def evaluate(impls: Sequence[Implementation], function: str | Function, start: i
     computed block by block and merged."""
     begun = time.perf_counter()
     function = get_function(function)
-    out: ChunkStats | None = None
     inputs = Inputs()
     blocks = block_plan(function, start, stop)
+    parts: list[ChunkStats] = []
     for k, (a, b, known) in enumerate(blocks):
         following = blocks[k + 1][0] if k + 1 < len(blocks) else None
-        parts: list[ChunkStats | None] = []
         given: list[Call] = []
         if known:
             part, a, given = _known_run(impls, function, a, b, inputs, following)
-            parts.append(part)
+            if part is not None:
+                parts.append(part)
         while a < b:  # a block; or what a run left, from a span its outputs were not the
             end = min(a + KNOWN_SPAN, b)  # closed form's on, span by span
             inputs.following = end if end < b else following
             parts.append(evaluate_block(impls, function, a, end, inputs, given))
             a, given = end, []
-        for part in filter(None, parts):
-            out = part if out is None else out.merge(part)
-    if out is None:
+    if not parts:
         raise ValueError(f"no encodings in [{start:#x}, {stop:#x})")
+    out = ChunkStats.combine(parts)  # one pass, not a merge and its new objects per block
     return out.timed(time.perf_counter() - begun)  # all of it: blocks, merging, bookkeeping
 
 

@@ -74,24 +74,42 @@ class Figures:
 
     def __add__(self, other: Figures) -> Figures:
         """The figures of two disjoint sets of inputs as one."""
-        top = other if other._outranks(self) else self
-        return Figures(self.n + other.n, top.max_ulp, top.worst_bits,
-                       self.sum_ulp + other.sum_ulp, self.n_finite + other.n_finite,
-                       self.not_correctly_rounded + other.not_correctly_rounded)
+        return total((self, other))
 
     @property
     def mean_ulp(self) -> float:
         return self.sum_ulp / self.n_finite if self.n_finite else math.inf
 
 
-def total(parts: Iterable[Figures]) -> Figures:
-    """The figures of disjoint parts (a chunk's regions) as one."""
-    out = None
-    for part in parts:
-        out = part if out is None else out + part
-    if out is None:
-        raise ValueError("no figures to add up")
+def _in_order(values: Iterable[float]) -> float:
+    """The sum of floats added one by one in their order, as pairwise merges add them (the
+    builtin sum compensates its float sums from Python 3.12 on: other last bits)."""
+    out = 0.0
+    for value in values:
+        out += value
     return out
+
+
+def _top(parts: Sequence[Figures]) -> int:
+    """The index of the part with the largest error (the lowest encoding on a tie)."""
+    top = 0
+    for k in range(1, len(parts)):
+        if parts[k]._outranks(parts[top]):
+            top = k
+    return top
+
+
+def total(parts: Iterable[Figures]) -> Figures:
+    """The figures of disjoint parts (a chunk's regions, a task's blocks) as one: the sums
+    in the parts' order, whatever their number - merging them two at a time, in order,
+    gives the same bits."""
+    parts = tuple(parts)
+    if not parts:
+        raise ValueError("no figures to add up")
+    top = parts[_top(parts)]
+    return Figures(sum(p.n for p in parts), top.max_ulp, top.worst_bits,
+                   _in_order(p.sum_ulp for p in parts), sum(p.n_finite for p in parts),
+                   sum(p.not_correctly_rounded for p in parts))
 
 
 @dataclass(frozen=True)
@@ -113,17 +131,27 @@ class ImplStats:
 
     def merge(self, other: ImplStats) -> ImplStats:
         """The statistics of two disjoint chunks as one."""
-        top = other if other.whole._outranks(self.whole) else self
-        largest = other if ((other.max_abs, -other.max_abs_bits)
-                            > (self.max_abs, -self.max_abs_bits)) else self
-        regions = dict(self.regions)
-        for name, r in other.regions.items():
-            regions[name] = regions[name] + r if name in regions else r
-        return ImplStats(self.whole + other.whole, regions, largest.max_abs,
-                         largest.max_abs_bits,
-                         tuple(p + q for p, q in zip(self.histogram, other.histogram)),
-                         top.exact, top.computed, self.eval_s + other.eval_s,
-                         self.check_s + other.check_s, self.guard_s + other.guard_s)
+        return ImplStats.combine((self, other))
+
+    @staticmethod
+    def combine(parts: Sequence[ImplStats]) -> ImplStats:
+        """The statistics of disjoint chunks as one, in their order (a task's blocks: one
+        pass, not a merge and its new objects per block)."""
+        wholes = [p.whole for p in parts]
+        top = parts[_top(wholes)]
+        largest = parts[0]
+        for p in parts[1:]:
+            if (p.max_abs, -p.max_abs_bits) > (largest.max_abs, -largest.max_abs_bits):
+                largest = p
+        by_region: dict[str, list[Figures]] = {}
+        for p in parts:
+            for name, r in p.regions.items():
+                by_region.setdefault(name, []).append(r)
+        regions = {name: rs[0] if len(rs) == 1 else total(rs) for name, rs in by_region.items()}
+        return ImplStats(total(wholes), regions, largest.max_abs, largest.max_abs_bits,
+                         tuple(map(sum, zip(*(p.histogram for p in parts)))),
+                         top.exact, top.computed, _in_order(p.eval_s for p in parts),
+                         _in_order(p.check_s for p in parts), _in_order(p.guard_s for p in parts))
 
 
 @dataclass(frozen=True)
@@ -136,13 +164,15 @@ class ImplFailure:
 Outcome = ImplStats | ImplFailure
 
 
-def merge_outcomes(a: Outcome, b: Outcome) -> Outcome:
-    """A failure on either chunk is the implementation's outcome; else the merged figures."""
-    if isinstance(a, ImplFailure):
-        return a
-    if isinstance(b, ImplFailure):
-        return b
-    return a.merge(b)
+def combine_outcomes(outcomes: Sequence[Outcome]) -> Outcome:
+    """The first failure among the chunks' is the implementation's outcome; else the merged
+    figures."""
+    stats: list[ImplStats] = []
+    for outcome in outcomes:
+        if isinstance(outcome, ImplFailure):
+            return outcome
+        stats.append(outcome)
+    return stats[0] if len(stats) == 1 else ImplStats.combine(stats)
 
 
 @dataclass(frozen=True)
@@ -159,14 +189,23 @@ class ChunkStats:
     task_s: float = 0.0  # the task's whole time: blocks, merging, bookkeeping
 
     def merge(self, other: ChunkStats) -> ChunkStats:
-        impls = dict(self.implementations)
-        for key, outcome in other.implementations.items():
-            impls[key] = merge_outcomes(impls[key], outcome) if key in impls else outcome
-        return ChunkStats(self.function, min(self.start, other.start),
-                          max(self.stop, other.stop),
-                          self.n_slow_reference + other.n_slow_reference,
-                          self.reference_s + other.reference_s, impls,
-                          self.task_s + other.task_s)
+        return ChunkStats.combine((self, other))
+
+    @staticmethod
+    def combine(parts: Sequence[ChunkStats]) -> ChunkStats:
+        """Disjoint chunks as one, in their order: merging them two at a time, in order,
+        gives the same bits."""
+        if not parts:
+            raise ValueError("no chunks to merge")
+        by_key: dict[str, list[Outcome]] = {}
+        for part in parts:
+            for key, outcome in part.implementations.items():
+                by_key.setdefault(key, []).append(outcome)
+        return ChunkStats(parts[0].function, min(p.start for p in parts),
+                          max(p.stop for p in parts), sum(p.n_slow_reference for p in parts),
+                          _in_order(p.reference_s for p in parts),
+                          {key: combine_outcomes(o) for key, o in by_key.items()},
+                          _in_order(p.task_s for p in parts))
 
     def to_data(self) -> dict[str, Any]:
         """Plain data (dicts, lists, numbers) for a checkpoint file or an xdist report."""
@@ -198,10 +237,7 @@ class ChunkStats:
 def merge_all(chunks: Sequence[ChunkStats]) -> ChunkStats | None:
     """Merge in the order of the encodings, so that the result does not depend on the order
     in which chunks finished (or on an interruption between them)."""
-    out = None
-    for c in sorted(chunks, key=lambda c: c.start):
-        out = c if out is None else out.merge(c)
-    return out
+    return ChunkStats.combine(sorted(chunks, key=lambda c: c.start)) if chunks else None
 
 
 def results(merged: ChunkStats, impls: Sequence[Implementation],
