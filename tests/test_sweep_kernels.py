@@ -157,6 +157,28 @@ def test_the_series_near_zero_is_16_times_inside_the_bound(function):
     assert worst < bound / 16, math.log2(worst)
 
 
+def test_the_tanh_forms_fit_is_16_times_inside_the_compiled_bound():
+    """From |x| = 1/8 to -5 and 6 the tanh form comes from σ(2u)'s fit (phi_table.TANH,
+    through phi_direct) within COMPILED_BOUND, though the form's bound is the exponential's
+    wider one: against mpmath at 40 digits, 12 inputs inside each interval it serves and both
+    its ends, both signs, and -5 itself, below which the exponential's loop takes over
+    (2^-51.2 measured at 60 an interval)."""
+    _kernels()
+    f = get_function("gelu_tanh")
+    rng = np.random.default_rng(9)
+    worst = 0.0
+    for k in range(phi_table.TANH.intervals):
+        lo, hi = max(k * phi_table.INTERVAL, 0.125), (k + 1) * phi_table.INTERVAL
+        magnitudes = np.concatenate([rng.uniform(lo, hi, 12), [lo]]).astype(np.float32)
+        magnitudes = np.append(magnitudes, np.nextafter(np.float32(hi), np.float32(0)))
+        for sign in (-1, 1):
+            if hi <= (phi_table.TANH_DIRECT_LEFT if sign < 0 else fastref.TANH_LIMITED_FROM):
+                worst = max(worst, _worst_relative(f, (sign * magnitudes).astype(np.float32)))
+    at_edge = np.array([-phi_table.TANH_DIRECT_LEFT], dtype=np.float32)  # the fit's last
+    worst = max(worst, _worst_relative(f, at_edge))
+    assert worst < fastref.COMPILED_BOUND / 16, math.log2(worst)
+
+
 @pytest.mark.parametrize("table", phi_table.TABLES, ids=lambda t: t.path.stem)
 def test_the_table_is_mpmaths_fit(table):
     """Three rows fitted afresh equal the stored ones, bit for bit."""

@@ -28,6 +28,13 @@ def gelu_tanh(x):
     return x / (1 + mpmath.exp(-2 * u))
 
 
+def tanh_sigma(x):
+    """σ(2u) = (1 + tanh u)/2, the tanh form over x (the sweep's fit of it, in
+    sweep/phi_table.py)."""
+    u, _ = _tanh_u(x)
+    return 1 / (1 + mpmath.exp(-2 * u))
+
+
 def phi_prime(x):
     """φ(x) = exp(-x²/2)/√(2π)."""
     return mpmath.exp(-x * x / 2) / mpmath.sqrt(2 * mpmath.pi)

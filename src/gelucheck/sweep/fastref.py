@@ -422,6 +422,9 @@ FUNCTIONS = COMPILED
 # there is 1.4e-11, 2^-36 - farther below)
 TANH_NORMAL_ABOVE = -9.5
 TANH_LIMITED_FROM = 6.0
+# where the tanh form's loops change: subnormal values below the first, the exponential's up
+# to the second (phi_table.TANH_DIRECT_LEFT), σ's fit or the series up to the third
+TANH_EDGES = (TANH_NORMAL_ABOVE, -phi_table.TANH_DIRECT_LEFT, TANH_LIMITED_FROM)
 
 
 def _piece(x: float) -> int:
@@ -473,17 +476,17 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
                 loops.kernels().tanh_grad_block(x[a:b], RELATIVE_BOUND, piece == 0, piece == 4,
                                           v[a:b], unit[a:b], doubt[a:b])
         return doubt
-    if function == GELU_TANH:  # one formula, in a loop for each side of its two edges
-        cuts = [0, *sorted_cuts(x, [TANH_NORMAL_ABOVE, TANH_LIMITED_FROM]), len(x)]
-        for (a, b), subnormal, limited in zip(itertools.pairwise(cuts), (True, False, False),
-                                              (False, False, True)):
+    if function == GELU_TANH:  # the exponential's loop but between -TANH_DIRECT_LEFT and
+        # TANH_LIMITED_FROM (_tanh_middle's), in a loop for each side of each edge
+        cuts = [0, *sorted_cuts(x, TANH_EDGES), len(x)]
+        for part, (a, b) in enumerate(itertools.pairwise(cuts)):
             if b <= a:
                 continue
-            if subnormal or limited:
-                loops.kernels().tanh_block(x[a:b], RELATIVE_BOUND, subnormal, limited, v[a:b],
-                                           unit[a:b], doubt[a:b])
-            else:
+            if part == 2:
                 _tanh_middle(x[a:b], v[a:b], unit[a:b], doubt[a:b])
+            else:
+                loops.kernels().tanh_block(x[a:b], RELATIVE_BOUND, part == 0, part == 3,
+                                           v[a:b], unit[a:b], doubt[a:b])
         return doubt
     gelu = function == GELU
     series = loops.kernels().SERIES_PIECES
@@ -518,19 +521,20 @@ def _piece_runs(x: np.ndarray, first: int, last: int) -> list[tuple[int, int, in
 
 
 def _tanh_middle(x: np.ndarray, v: np.ndarray, unit: np.ndarray, doubt: np.ndarray) -> None:
-    """The tanh form between -9.5 and 6, one sign: below TAYLOR_EDGE its series
-    (kernels.TANH_SERIES_LOOPS, with the fewest terms each piece of SERIES_PIECES allows,
-    within COMPILED_BOUND: 2^-52.1 measured), beyond it the exponential's loop."""
+    """The tanh form from -TANH_DIRECT_LEFT to 6, one sign, within COMPILED_BOUND: below
+    TAYLOR_EDGE its series (kernels.TANH_SERIES_LOOPS, with the fewest terms each piece of
+    SERIES_PIECES allows: 2^-52.1 measured), beyond it phi_direct from σ(2u)'s fit
+    (phi_table.TANH), as GELU's from Φ's - no exponential, no division."""
     compiled = loops.kernels()
     series = compiled.SERIES_PIECES
-    first, last = (min(_piece(float(x[i])), len(series)) for i in (0, -1))
-    for p, a, b in _piece_runs(x, first, last):
+    for p, a, b in _piece_runs(x, _piece(float(x[0])), _piece(float(x[-1]))):
         if p < len(series):
             compiled.TANH_SERIES_LOOPS[series[p][1]](x[a:b], COMPILED_BOUND, v[a:b], unit[a:b],
                                                      doubt[a:b])
         else:
-            compiled.tanh_block(x[a:b], RELATIVE_BOUND, False, False, v[a:b], unit[a:b],
-                                doubt[a:b])
+            k = p - len(series)
+            compiled.phi_direct(x[a:b], phi_table.TANH.rows()[k], phi_table.centre(k), True,
+                                COMPILED_BOUND, False, v[a:b], unit[a:b], doubt[a:b])
 
 
 def _gelu_grad_piece(k: int, x: np.ndarray, v: np.ndarray, unit: np.ndarray,
@@ -576,8 +580,7 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
         return True  # as fill computes them
     middle = (far_left(function) < lo and hi <= -TINY) or (lo > TINY and hi <= right_edge(function))
     if function == GELU_TANH:
-        edges = (TANH_NORMAL_ABOVE, TANH_LIMITED_FROM)
-        return middle and all((lo < edge) == (hi < edge) for edge in edges)
+        return middle and all((lo < edge) == (hi < edge) for edge in TANH_EDGES)
     if function == GELU_TANH_GRAD:
         return middle and all((lo > edge) == (hi > edge) for edge in _tanh_grad_edges())
     return middle and (function == PHI_GRAD or _piece(lo) == _piece(hi))

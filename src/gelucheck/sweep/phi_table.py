@@ -10,6 +10,10 @@
 - erf(|x|), degree 13, on the 24 intervals up to |x| = 6 (ERF_FAR): error below 2^-67 of
   erf from |x| = 1/8 on, where it serves erf's sweep instead of the C library's scalar
   calls (erf_kernels.erf_fit_block; docs/design.md, The sweep of erf and erfc).
+- the tanh form's σ(2u) = GELU_tanh(x)/x, degree 13, on the 24 intervals down to x = -6:
+  error below 2^-60 of it down to -5 (TANH_DIRECT_LEFT), where phi_direct computes the
+  tanh form from it as GELU's from Φ's (x·σ for x < 0, x·(1 - σ(-x)) above 0, up to 6),
+  instead of the exponential and a division.
 
 Fitting takes seconds, so the rows are stored in data/ with a digest (rewritten by
 scripts/fit-phi-rows.py) and checked on load."""
@@ -26,6 +30,7 @@ import mpmath
 import numpy as np
 
 from ..errors import ReferenceDataError
+from ..reference import mpformulas
 
 INTERVAL = 0.25
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -90,8 +95,12 @@ def _load(path: Path, terms: int, intervals: int) -> np.ndarray:
 R = Table(DATA / "phi_rows.json", 12, 80, lambda x: mpmath.ncdf(x) / mpmath.npdf(x))
 PHI = Table(DATA / "phi_direct_rows.json", 14, 36, mpmath.ncdf)
 ERF = Table(DATA / "erf_rows.json", 14, 24, lambda x: mpmath.erf(-x))  # erf(|x|) at x = -|x|
-TABLES = (R, PHI, ERF)
+TANH = Table(DATA / "gelu_tanh_rows.json", 14, 24, mpformulas.tanh_sigma)
+TABLES = (R, PHI, ERF, TANH)
 
 # phi_direct serves x < 0 down to here: below, Φ's fit drifts from Φ relative to its size
 # (2^-64 down to -5, 2^-56 at -6.75)
 DIRECT_LEFT = 5.0
+# phi_direct serves the tanh form for x < 0 down to here (TANH's fit, as DIRECT_LEFT: 2^-60
+# of σ down to -5, 2^-50 at -6)
+TANH_DIRECT_LEFT = 5.0
