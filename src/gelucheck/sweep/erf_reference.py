@@ -124,9 +124,10 @@ def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -
     # the parts: the middle left, the series' pieces (|x| descending), the tiny part, the
     # series' pieces (ascending), the middle right
     pieces = compiled.SERIES_PIECES
-    terms = [t for _, t in pieces[::-1]] + [0] + [t for _, t in pieces]
     edges = ([-e for e, _ in pieces[::-1]] + [-compiled.TINY, compiled.TINY]
              + [e for e, _ in pieces])
+    series = [compiled.SERIES_LOOPS[t] for _, t in pieces]
+    series_of = [None, *series[::-1], None, *series, None]  # each part's loop, if a series'
     for k, (a, b) in enumerate(value_parts(x, edges)):
         if b <= a:
             continue
@@ -135,8 +136,8 @@ def doubts(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -
             ends = (abs(float(x[a])), abs(float(x[b - 1])))
             subnormal = bool(min(ends) < 2.0**-125 or np.signbit(x[a]) != np.signbit(x[b - 1]))
             compiled.tiny_block(part[0], complement, BOUND, subnormal, *part[2:])
-        elif 0 < k < len(edges):
-            compiled.SERIES_LOOPS[terms[k - 1]](part[0], complement, *part[1:])
+        elif (loop := series_of[k]) is not None:
+            loop(part[0], complement, *part[1:])
         elif complement:
             compiled.erfc_block(*part)
         else:

@@ -72,10 +72,6 @@ class Figures:
         on the order of merging."""
         return (self.max_ulp, -self.worst_bits) > (other.max_ulp, -other.worst_bits)
 
-    def __add__(self, other: Figures) -> Figures:
-        """The figures of two disjoint sets of inputs as one."""
-        return total((self, other))
-
     @property
     def mean_ulp(self) -> float:
         return self.sum_ulp / self.n_finite if self.n_finite else math.inf
@@ -128,10 +124,6 @@ class ImplStats:
     eval_s: float = 0.0
     check_s: float = 0.0
     guard_s: float = 0.0
-
-    def merge(self, other: ImplStats) -> ImplStats:
-        """The statistics of two disjoint chunks as one."""
-        return ImplStats.combine((self, other))
 
     @staticmethod
     def combine(parts: Sequence[ImplStats]) -> ImplStats:
@@ -187,9 +179,6 @@ class ChunkStats:
     reference_s: float
     implementations: Mapping[str, Outcome] = field(default_factory=dict)
     task_s: float = 0.0  # the task's whole time: blocks, merging, bookkeeping
-
-    def merge(self, other: ChunkStats) -> ChunkStats:
-        return ChunkStats.combine((self, other))
 
     @staticmethod
     def combine(parts: Sequence[ChunkStats]) -> ChunkStats:
