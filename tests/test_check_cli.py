@@ -14,13 +14,6 @@ from gelucheck.formats import FORMATS
 from gelucheck.report import compare, jsonio
 from gelucheck.results import AccuracyResult, ErrorFigures, Identity
 
-HERE = Path(__file__).parent
-
-
-@pytest.fixture(autouse=True)
-def _importable_user_impls(monkeypatch):
-    monkeypatch.syspath_prepend(str(HERE))
-
 
 def test_list_names_every_backend_and_why_unavailable(capsys):
     assert main(["list"]) == 0

@@ -158,10 +158,6 @@ def histogram_above(histogram) -> int:
     return sum(histogram[1:])
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("where", sorted(EDGES))

@@ -19,10 +19,6 @@ from gelucheck.report import jsonio
 HERE = Path(__file__).parent
 
 
-@pytest.fixture(autouse=True)
-def _importable_user_impls(monkeypatch):
-    monkeypatch.syspath_prepend(str(HERE))
-
 
 def _check_json(tmp_path, *argv) -> tuple[int, list[dict]]:
     out = tmp_path / "r.json"

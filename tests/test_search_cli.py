@@ -13,11 +13,6 @@ from gelucheck.reference.mpref import correctly_rounded
 from gelucheck.ulp import Exact, ulp_error
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
-
 def _search(tmp_path, impl, *argv, name="out.json"):
     out = tmp_path / name
     status = main(["search", "--impl", f"search_impls:{impl}", "--function", "erf",

@@ -29,10 +29,6 @@ CANNOT = {("low_precision", "bfloat16"), ("wrong_form", "bfloat16"), ("step_down
 CASES = [(*p, d) for p in PLANTED for d in DTYPES if (p[0], d) not in CANNOT]
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
 
 def _found(name: str, function: str, dtype: str) -> list:
     impl = load_user(f"signature_impls:{name}", function)

@@ -13,11 +13,6 @@ from gelucheck.sweep.checkpoint import CheckpointError
 from gelucheck.sweep.stats import merge_all
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
-
 def _spec(impl="scipy:x*erf"):
     return [{"kind": "builtin", "impl": impl, "function": "gelu"}]
 

@@ -16,11 +16,6 @@ from sweep_support import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
-
 @pytest.mark.parametrize("spec, function", [("scipy:x*ndtr", "gelu"), ("torch:F.gelu", "gelu"),
                                             ("torch:F.gelu", "gelu_grad"),
                                             ("torch:F.gelu", "gelu_tanh_grad")])

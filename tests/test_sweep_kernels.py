@@ -32,11 +32,6 @@ from gelucheck.sweep.known import known_part
 from sweep_support import plain
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
-
 def _kernels():
     k = loops.kernels()
     if k is None:

@@ -19,11 +19,6 @@ from sweep_support import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
-
 @pytest.mark.parametrize("function", FUNCTIONS)
 @pytest.mark.parametrize("where", sorted(EXACT_PART_BLOCKS))
 def test_the_exact_part_is_the_reference_rounded(function, where):

@@ -16,11 +16,6 @@ from sweep_support import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
-
 def _bound_holds(function, x, exact):
     fast = reference.values(function, x)[0]
     scale = size(function, x, exact)

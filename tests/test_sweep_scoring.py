@@ -20,11 +20,6 @@ from sweep_support import (
 )
 
 
-@pytest.fixture(autouse=True)
-def _importable(monkeypatch, request):
-    monkeypatch.syspath_prepend(str(request.config.rootpath / "tests"))
-
-
 def test_histogram_bins_by_hand():
     err = np.array([0.6, 1.0, 1.5, 3.0, 2.0**40, np.inf])
     counts = sweep_stats.histogram(err)
