@@ -18,14 +18,13 @@ MODULE.NAME, of another module of gelucheck.sweep; set in every module that hold
 it), values integers or 2^k. WORKERS
 (environment): processes, default 2 (the sweep's default is one per core)."""
 import importlib
-import multiprocessing
 import os
 import statistics
 import sys
 import time
 
 from gelucheck.functions import get_function
-from gelucheck.sweep import chunk, proofs, reference, worker
+from gelucheck.sweep import chunk, proofs, reference, runner, worker
 
 ROUNDS = 3
 _WORKER = {}
@@ -66,13 +65,17 @@ def _apply(name: str, value: int) -> None:
             setattr(other, constant, value)
 
 
+def _specs(spec: str, function_name: str) -> list[worker.Spec]:
+    """The implementations of SPEC ("a+b": several), as a sweep's workers rebuild them."""
+    return [worker.Spec(kind="builtin", impl=one, function=function_name)
+            for one in spec.split("+")]
+
+
 def _start(spec: str, function_name: str, config: dict) -> None:
-    worker._tune_process()
     for name, value in config.items():
         _apply(name, value)
     function = get_function(function_name)
-    _WORKER["impls"] = [i for one in spec.split("+") for i in
-                        worker.resolve({"kind": "builtin", "impl": one, "function": function.name})]
+    _WORKER["impls"], _ = worker.tuned(_specs(spec, function.name))
     _WORKER["function"] = function
     reference.warm()
     proofs.warm_proofs()
@@ -95,8 +98,7 @@ def main(spec: str, function_name: str, every: str, *settings: str) -> None:
     # a fresh pool per setting and round, forked as the sweep's workers are (runner._workers):
     # processes that had run another setting carried its heap, and the order of the settings
     # then decided the winner by a few percent
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["gelucheck.sweep.preload"])
+    context = runner._fork_server(worker.loads_torch(_specs(spec, function_name)))
     for _ in range(ROUNDS):
         for config, found in zip(configs, runs):
             with context.Pool(workers, initializer=_start,

@@ -32,9 +32,8 @@ _WORKER = {}
 def _start(spec: str, function: str) -> None:
     from gelucheck.sweep import loops, reference, worker
 
-    worker._tune_process()
+    _WORKER["impls"], _ = worker.tuned([{"kind": "builtin", "impl": spec, "function": function}])
     reference.warm()
-    _WORKER["impls"] = worker.resolve({"kind": "builtin", "impl": spec, "function": function})
     _WORKER["kernels"] = loops.kernels()
 
 

@@ -31,16 +31,14 @@ FIRST = 0x50000000  # 2^33
 
 
 def main(spec: str, k: int = 2, rounds: int = 3, spans: int = 256) -> None:
-    from gelucheck.backends import find
     from gelucheck.sweep import loops
     from gelucheck.sweep.chunk import KNOWN_SPAN
-    from gelucheck.sweep.worker import _tune_process
+    from gelucheck.sweep.worker import tuned
 
-    _tune_process()
+    (impl, *_), _ = tuned([{"kind": "builtin", "impl": spec, "function": "gelu"}])
     compiled = loops.kernels()
     if compiled is None:
         sys.exit("needs numba (pip install 'gelucheck[fast]'): the floor is the compiled passes'")
-    impl = find(spec, "gelu")[0]
     bits = np.empty(KNOWN_SPAN, dtype=np.uint32)
     x = bits.view(np.float32)
     untested = lambda given, out: True

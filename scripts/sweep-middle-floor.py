@@ -66,8 +66,7 @@ def main(spec: str, function_name: str, tasks: list[int], rounds: int = 3) -> No
     for task in tasks:
         if (why := refusal(function, task << 24)) is not None:
             sys.exit(f"task 0x{task:02x}: {why}")
-    worker._tune_process()
-    impls = worker.resolve({"kind": "builtin", "impl": spec, "function": function.name})
+    impls, _ = worker.tuned([{"kind": "builtin", "impl": spec, "function": function.name}])
     reference.warm([function])
     warm_proofs()
     ways = {"evaluate": lambda a: chunk.evaluate(impls, function, a, a + TASK),

@@ -28,9 +28,8 @@ from gelucheck.sweep.known import is_known
 
 
 def main(spec: str, function_name: str, every: int = 1, per_task: bool = False) -> None:
-    worker._tune_process()
     function = get_function(function_name)
-    impls = worker.resolve({"kind": "builtin", "impl": spec, "function": function.name})
+    impls, _ = worker.tuned([{"kind": "builtin", "impl": spec, "function": function.name}])
     reference.warm()
     parts = defaultdict(lambda: np.zeros(5))  # inputs, reference, evaluation, check, total
     tasks_parts = defaultdict(lambda: np.zeros(5))  # the same by task, outside closed form

@@ -51,6 +51,16 @@ def dies_once(x):
     return rounded_once(x)
 
 
+def refuses_torch(x):
+    """rounded_once, in a process that has not imported torch: raises where it has (a worker
+    of a sweep of NumPy code should not pay for importing torch)."""
+    import sys
+
+    if "torch" in sys.modules:
+        raise RuntimeError("torch is loaded in a worker of a sweep without torch")
+    return rounded_once(x)
+
+
 def maybe_planted(x):
     """rounded_once, or `planted` when $GELUCHECK_TEST_PLANT is set: the same code (so the
     same source digest) before and after a regression."""

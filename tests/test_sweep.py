@@ -313,9 +313,9 @@ def test_a_sweep_of_an_unknown_implementation_is_refused_before_the_loops_load(m
 
 @pytest.mark.slow
 def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
-    """The workers start with the tasks, forked from a server that imports torch while this
-    process resolves the implementations: a refused sweep starts none, a finished one stops
-    them - no worker is left behind either way."""
+    """The workers start with the tasks, forked from a server that imports the sweep's modules
+    while this process resolves the implementations: a refused sweep starts none, a finished one
+    stops them - no worker is left behind either way."""
     import multiprocessing
 
     from gelucheck.errors import UsageError

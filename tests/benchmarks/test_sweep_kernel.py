@@ -1,5 +1,7 @@
 """The exhaustive sweep's per-chunk kernel: the reference alone, and the reference with one
 implementation checked against it, on 2^16 encodings from each kind of region."""
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -13,6 +15,8 @@ REGIONS = {"tiny": 0x10000000, "middle": 0x3F000000, "middle-negative": 0xC00000
 
 @pytest.fixture(scope="module", autouse=True)
 def _tuned():
+    with contextlib.suppress(ImportError):  # first: _tune_process sets a loaded torch's threads
+        import torch  # noqa: F401
     worker._tune_process()  # as sweep workers are
 
 

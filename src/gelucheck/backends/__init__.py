@@ -2,6 +2,7 @@
 from ..errors import ImplementationError
 from .base import Backend, Implementation
 from .registry import (
+    TORCH_FAMILY,
     Selection,
     UserOptions,
     backend_names,
@@ -16,6 +17,6 @@ from .registry import (
     select,
 )
 
-__all__ = ["Backend", "Implementation", "ImplementationError", "Selection", "UserOptions",
-           "backend_names", "backend_version", "find", "get_backend", "identity", "implementations",
-           "kernel_tier", "load_user", "member", "select"]
+__all__ = ["TORCH_FAMILY", "Backend", "Implementation", "ImplementationError", "Selection",
+           "UserOptions", "backend_names", "backend_version", "find", "get_backend", "identity",
+           "implementations", "kernel_tier", "load_user", "member", "select"]

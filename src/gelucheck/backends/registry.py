@@ -32,6 +32,10 @@ OWN = "gelucheck."  # the built-in backends' modules
 # by name): the plain library first, then each framework with its variants. Not a registry:
 # a backend missing here is listed after these, by name.
 READING_ORDER = ("numpy", "scipy", "torch", "torch-cuda", "torch-compile", "jax", "variants")
+# the backends that import torch when they load, in backend_names()'s order: measured in a
+# process of their own beside the others (commands/beside.py), preloaded by a sweep's fork
+# server (sweep/runner.py)
+TORCH_FAMILY = ("torch", "torch-cuda", "torch-compile", "transformers", "timm")
 
 
 @cache

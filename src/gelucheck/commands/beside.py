@@ -16,10 +16,8 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..backends import TORCH_FAMILY
 from ..formats import Format
-
-# the backends that import torch when they load, in backend_names()'s order
-TORCH_FAMILY = ("torch", "torch-cuda", "torch-compile", "transformers", "timm")
 
 
 @dataclass

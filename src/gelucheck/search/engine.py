@@ -21,8 +21,10 @@ from ..sweep.worker import (
     Spec,
     _meta,
     _restore_threads,
+    _torch_on_one_thread,
     _tune_process,
     check_versions,
+    loads_torch,
     resolve,
 )
 from .cells import Cell
@@ -50,8 +52,9 @@ def _init_worker(spec: Spec, function: str, env: dict[str, str] | None = None) -
     if env is not None:  # forked from the fork server, which holds its first user's
         os.environ.clear()
         os.environ.update(env)
-    _tune_process()
+    threads = _tune_process()
     _prepare(spec, function)
+    _torch_on_one_thread(threads)  # where resolving it loaded torch
 
 
 def run_chunk(spec: Spec, function: str, cells: list[Cell], samples: int | None, seed: int,
@@ -107,10 +110,12 @@ def engine(spec: Spec, impl: Implementation, workers: int, name: str = "local",
         return
     from ..sweep.runner import pool_of
 
-    with pool_of(workers, _init_worker, (spec, function)) as pool:
+    with pool_of(workers, _init_worker, (spec, function), loads_torch([spec])) as pool:
         if pool is None:
             threads = _tune_process()
             try:
+                _prepare(spec, function)
+                threads = _torch_on_one_thread(threads)  # where resolving it loaded torch
                 yield Engine("here", 1, lambda chunks, samples, seed: [
                     run_chunk(spec, function, c, samples, seed) for c in chunks])
             finally:

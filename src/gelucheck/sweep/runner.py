@@ -28,6 +28,7 @@ from .worker import (
     _meta,
     _restore_threads,
     _run_task,
+    loads_torch,
     resolve,
 )
 
@@ -72,34 +73,38 @@ def tasks(start: int, stop: int) -> list[tuple[int, int]]:
     return out
 
 
-def _fork_server():
-    """multiprocessing's fork server, started (it imports sweep/preload.py from then on), or
-    None where there is none. The first sweep's serves this process's later ones."""
+PRELOAD = "gelucheck.sweep.preload"
+
+
+def _fork_server(torch: bool):
+    """multiprocessing's fork server, started (it imports sweep/preload.py from then on, and
+    torch first where ``torch``: the implementations are of it), or None where there is none.
+    The first sweep's serves this process's later ones, whatever they sweep."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["gelucheck.sweep.preload"])
+    ctx.set_forkserver_preload(["torch", PRELOAD] if torch else [PRELOAD])
     forkserver.ensure_running()
     return ctx
 
 
 def _workers(count: int, specs: list[Spec], function: Function):
     """The sweep's pool of worker processes (pool_of)."""
-    return pool_of(count, _init_worker, (specs, function.name))
+    return pool_of(count, _init_worker, (specs, function.name), loads_torch(specs))
 
 
 @contextmanager
-def pool_of(count: int, initializer, initargs: tuple):
+def pool_of(count: int, initializer, initargs: tuple, torch: bool):
     """A pool of ``count`` worker processes (None for one: this process works alone), each
-    made by ``initializer(*initargs, env)``, forked from the fork server (_fork_server: sweep
-    starts it before it resolves the implementations), ready as the tasks are submitted.
-    Where there is no fork server (Windows), spawned at once instead. On an error, Ctrl-C or
-    when unused, the workers are stopped at once."""
+    made by ``initializer(*initargs, env)``, forked from the fork server (_fork_server, with
+    torch preloaded where ``torch``: sweep starts it before it resolves the implementations),
+    ready as the tasks are submitted. Where there is no fork server (Windows), spawned at once
+    instead. On an error, Ctrl-C or when unused, the workers are stopped at once."""
     if count <= 1:
         yield None
         return
     others = set(multiprocessing.active_children())  # not ours to stop
-    if (ctx := _fork_server()) is not None:
+    if (ctx := _fork_server(torch)) is not None:
         pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=initializer,
                                    initargs=(*initargs, dict(os.environ)))
     else:
@@ -149,7 +154,8 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
     remote = scheduler is not None
     workers = workers if len(todo) > 1 or remote else 1  # a single task runs here
     if workers > 1 and engine == "local":
-        _fork_server()  # importing while this process resolves and loads the loops
+        _fork_server(loads_torch(specs))  # importing while this process resolves and loads
+        # the loops
     # an unknown or unavailable implementation refused before the loops compile (the first
     # time after install: seconds)
     impls = [i for s in specs for i in resolve(s)]

@@ -6,10 +6,19 @@ from __future__ import annotations
 import ctypes
 import os
 import socket
+import sys
 from typing import Any, NamedTuple, TypedDict
 
 from .. import __version__
-from ..backends import Implementation, backend_version, find, get_backend, load_user, threads
+from ..backends import (
+    TORCH_FAMILY,
+    Implementation,
+    backend_version,
+    find,
+    get_backend,
+    load_user,
+    threads,
+)
 from ..functions import Function, get_function
 from .chunk import evaluate, hex32
 from .proofs import warm_proofs
@@ -58,6 +67,13 @@ def resolve(spec: Spec) -> list[Implementation]:
     return found
 
 
+def loads_torch(specs: list[Spec]) -> bool:
+    """Whether resolving ``specs`` imports torch: a backend of the torch family, or a user's
+    callable on torch tensors (one that imports torch itself is not known to)."""
+    return any(s.get("framework") == "torch" if s["kind"] == "user"
+               else s["impl"].partition(":")[0] in TORCH_FAMILY for s in specs)
+
+
 class Threads(NamedTuple):
     """What _tune_process changed, for _restore_threads: torch's thread count before (None
     without torch) and the other backends' setting (backends/threads.py)."""
@@ -69,8 +85,8 @@ class Threads(NamedTuple):
 def _tune_process() -> Threads:
     """Keep big temporaries in malloc's free lists rather than fresh mmaps: page faults on
     every numpy temporary cost more than the arithmetic. And one thread for each library's
-    kernels: there is one process per core already (torch's, and the sessions and models
-    ONNX Runtime and OpenVINO make from now on).
+    kernels: there is one process per core already (torch's, where it is loaded, and the
+    sessions and models ONNX Runtime and OpenVINO make from now on).
     Returns what it changed, for _restore_threads."""
     try:
         libc = ctypes.CDLL("libc.so.6")
@@ -80,13 +96,19 @@ def _tune_process() -> Threads:
     except (OSError, AttributeError):
         pass
     one_thread = threads.set_one_thread(True)
-    try:
-        import torch
-    except ImportError:
-        return Threads(None, one_thread)
-    before = int(torch.get_num_threads())  # (torch: Any where it is not installed)
+    return _torch_on_one_thread(Threads(None, one_thread))
+
+
+def _torch_on_one_thread(saved: Threads) -> Threads:
+    """torch's kernels on one thread, where torch is loaded and _tune_process has not set it
+    yet: ``saved`` with torch's count before. Not imported for it: a sweep of another
+    library's implementations would pay for importing torch in every worker."""
+    torch: Any = sys.modules.get("torch")
+    if saved.torch is not None or torch is None:
+        return saved
+    before = int(torch.get_num_threads())
     torch.set_num_threads(1)
-    return Threads(before, one_thread)
+    return saved._replace(torch=before)
 
 
 def _restore_threads(saved: Threads) -> None:
@@ -110,13 +132,21 @@ def _init_worker(specs: list[Spec], function: str,
     if env is not None:
         os.environ.clear()
         os.environ.update(env)
-    threads = _tune_process()
+    _WORKER["impls"], threads = tuned(specs)
     warm([function])  # loaded from the disk cache the parent filled, before any
     # block is timed
     warm_proofs()
-    _WORKER["impls"] = [i for s in specs for i in resolve(s)]
     _WORKER["function"] = get_function(function)
     return threads
+
+
+def tuned(specs: list[Spec]) -> tuple[list[Implementation], Threads]:
+    """The implementations of ``specs``, resolved in this process tuned as a sweep's worker
+    is (_tune_process before: the sessions ONNX Runtime makes take one thread; torch's
+    threads after, where resolving them loaded it), and what the tuning changed."""
+    saved = _tune_process()
+    impls = [i for s in specs for i in resolve(s)]
+    return impls, _torch_on_one_thread(saved)
 
 
 def _run_task(task: tuple[int, int]) -> ChunkStats:
