@@ -78,6 +78,41 @@ def test_an_isolated_childs_process_and_log_are_gone_after_the_command(tmp_path)
     assert not list(tmp_path.glob("gelucheck-child-*.log"))
 
 
+_EXIT_MARKER = """\
+import atexit, os, pathlib
+# each process that ends through the interpreter's exit handlers leaves its command line here
+atexit.register(lambda: (pathlib.Path(os.environ["GELUCHECK_TEST_EXITS"]) / str(os.getpid()))
+                .write_bytes(pathlib.Path("/proc/self/cmdline").read_bytes()))
+"""
+
+
+@pytest.mark.slow  # a sweep on two workers, in a process of its own
+def test_the_commands_fork_server_ends_with_it_not_through_its_teardown(tmp_path):
+    """The fork server holds the command's stdout: a pipeline reading it waits for the
+    server's teardown (torch's, numba's) unless the command ends it. A sitecustomize marks
+    each process that runs its exit handlers: the command does (cli.run runs them), its
+    workers never do (multiprocessing ends them with os._exit), the server must not. (The
+    resource tracker, which imports nothing heavy, ends as multiprocessing ends it.)"""
+    site, exits = tmp_path / "site", tmp_path / "exits"
+    site.mkdir()
+    exits.mkdir()
+    (site / "sitecustomize.py").write_text(_EXIT_MARKER)
+    tests = str(Path(__file__).parent)
+    two_tasks = f"0x3f800000:{0x3F800000 + 2 * (1 << 24):#x}"  # TASK each
+    done = subprocess.Popen(
+        [sys.executable, "-m", "gelucheck", "sweep", "--backend", "scipy:ndtr", "--function",
+         "phi", "--range", two_tasks, "--workers", "2", "--no-progress"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env={**os.environ, "GELUCHECK_TEST_EXITS": str(exits),
+             "PYTHONPATH": os.pathsep.join([str(site), tests, *sys.path])})
+    out, err = done.communicate()  # (at EOF, the server is gone too)
+    assert done.returncode == 0, err
+    assert "scipy:ndtr phi float32" in out
+    ended = {p.name: p.read_bytes() for p in exits.iterdir()}
+    assert str(done.pid) in ended
+    assert not [argv for argv in ended.values() if b"multiprocessing.forkserver" in argv]
+
+
 # each command's least work, should the refusal be missing
 _LEAST = {"check": ["--dtype", "bfloat16"], "sweep": ["--range", "0x3f800000:0x3f800100"],
           "search": ["--evaluations", "1000", "--workers", "1"]}

@@ -41,8 +41,8 @@ def run() -> None:
     without the interpreter's teardown - torch's and numba's cost a large part of a short
     command (docs/design.md, Errors). The output is
     flushed and the exit handlers run (multiprocessing's, the isolated children's cleanup,
-    logging's) before the process ends with main's status; a bug's traceback takes the
-    usual way."""
+    logging's), and the sweep's fork server ended, before the process ends with main's status;
+    a bug's traceback takes the usual way."""
     import atexit
 
     status: int | str | None
@@ -57,6 +57,8 @@ def run() -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     atexit._run_exitfuncs()  # (no public name: sys.exit runs the same at the teardown)
+    if (runner := sys.modules.get("gelucheck.sweep.runner")) is not None:
+        runner.end_fork_server()  # where a sweep or search started one
     os._exit(status)
 
 

@@ -2,8 +2,10 @@
 checkpointed per task so that an interrupted sweep resumes where it stopped."""
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -86,6 +88,18 @@ def _fork_server(torch: bool):
     ctx.set_forkserver_preload(["torch", PRELOAD] if torch else [PRELOAD])
     forkserver.ensure_running()
     return ctx
+
+
+def end_fork_server() -> None:
+    """This process's fork server, if it started one, ended by SIGTERM rather than by its
+    interpreter's teardown (torch's, numba's), which a pipeline reading the command's output
+    waits for: the server holds the command's stdout. For the command line's exit (cli.run):
+    a library's caller keeps its server for its later sweeps. multiprocessing names the pid
+    only privately, hence getattr."""
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if pid is not None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGTERM)
 
 
 def _workers(count: int, specs: list[Spec], function: Function):
