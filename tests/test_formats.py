@@ -178,3 +178,26 @@ def test_unknown_dtype_says_what_it_is():
         get_format("float8")
     with pytest.raises(UsageError, match=r"^unknown dtype 'int32'; valid choices"):
         get_format(np.dtype(np.int32))
+
+
+def test_bfloat16_is_ml_dtypes_type():
+    ml_dtypes = pytest.importorskip("ml_dtypes", reason="ml_dtypes is not installed")
+    assert BFLOAT16.dtype == np.dtype(ml_dtypes.bfloat16)
+    assert get_format(np.dtype(ml_dtypes.bfloat16)) is BFLOAT16
+
+
+@pytest.mark.slow  # a process of its own
+def test_a_float32_sweep_never_imports_ml_dtypes():
+    """ml_dtypes' import is most of a command's start (NumPy registering each of its loops):
+    the command line and a float32 sweep, which never meet a bfloat16, do without it."""
+    import subprocess
+
+    script = (
+        "import sys\n"
+        "from gelucheck.cli import main\n"
+        "assert main(['sweep', '--backend', 'scipy:ndtr', '--function', 'phi', '--range',"
+        " '0x3f800000:0x3f800100', '--workers', '1', '--no-progress']) == 0\n"
+        "print('ml_dtypes' in sys.modules)\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "False"

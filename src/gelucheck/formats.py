@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from functools import cached_property
 
-import ml_dtypes
 import numpy as np
 
 from .errors import choose
@@ -25,8 +25,18 @@ class Format:
     precision: int  # p: significand bits, the implicit bit included
     exponent_bits: int
     bits: int
-    dtype: np.dtype
     uint: np.dtype  # the unsigned integer type of the same width, for bit views
+
+    @cached_property
+    def dtype(self) -> np.dtype:
+        """NumPy's dtype of the format. bfloat16's is ml_dtypes', imported on first use: its
+        import (NumPy registering each of its loops) is most of a command's start, and most
+        commands never meet a bfloat16."""
+        if self.name == "bfloat16":
+            import ml_dtypes
+
+            return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(self.name)
 
     @property
     def emax(self) -> int:
@@ -151,15 +161,16 @@ def _from_ordinal(fmt: Format, ordinal: np.ndarray) -> np.ndarray:
     return fmt.from_bits(bits.astype(fmt.uint))
 
 
-FLOAT16 = Format("float16", 11, 5, 16, np.dtype(np.float16), np.dtype(np.uint16))
-BFLOAT16 = Format("bfloat16", 8, 8, 16, np.dtype(ml_dtypes.bfloat16), np.dtype(np.uint16))
-FLOAT32 = Format("float32", 24, 8, 32, np.dtype(np.float32), np.dtype(np.uint32))
-FLOAT64 = Format("float64", 53, 11, 64, np.dtype(np.float64), np.dtype(np.uint64))
+FLOAT16 = Format("float16", 11, 5, 16, np.dtype(np.uint16))
+BFLOAT16 = Format("bfloat16", 8, 8, 16, np.dtype(np.uint16))
+FLOAT32 = Format("float32", 24, 8, 32, np.dtype(np.uint32))
+FLOAT64 = Format("float64", 53, 11, 64, np.dtype(np.uint64))
 
 FORMATS: dict[str, Format] = {f.name: f for f in (FLOAT16, BFLOAT16, FLOAT32, FLOAT64)}
 
 
-_BY_DTYPE: dict[np.dtype, Format] = {f.dtype: f for f in FORMATS.values()}
+# bfloat16's dtype apart: a dtype of that name exists only once ml_dtypes is imported
+_BY_DTYPE: dict[np.dtype, Format] = {f.dtype: f for f in (FLOAT16, FLOAT32, FLOAT64)}
 
 
 def get_format(name: str | Format | np.dtype) -> Format:
@@ -169,7 +180,11 @@ def get_format(name: str | Format | np.dtype) -> Format:
     if isinstance(name, Format):
         return name
     if isinstance(name, np.dtype):
-        return _BY_DTYPE.get(name) or choose("dtype", name.name, FORMATS)
+        if (found := _BY_DTYPE.get(name)) is not None:
+            return found
+        if name.name == "bfloat16" and name == BFLOAT16.dtype:
+            return BFLOAT16
+        return choose("dtype", name.name, FORMATS)
     return choose("dtype", name, FORMATS)
 
 
