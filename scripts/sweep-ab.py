@@ -98,7 +98,7 @@ def main(spec: str, function_name: str, every: str, *settings: str) -> None:
     # a fresh pool per setting and round, forked as the sweep's workers are (runner._workers):
     # processes that had run another setting carried its heap, and the order of the settings
     # then decided the winner by a few percent
-    context = runner._fork_server(worker.loads_torch(_specs(spec, function_name)))
+    context = runner._fork_server(worker.preloads(_specs(spec, function_name)))
     for _ in range(ROUNDS):
         for config, found in zip(configs, runs):
             with context.Pool(workers, initializer=_start,

@@ -1,5 +1,5 @@
-"""What a sweep's or search's worker loads (sweep/worker.py): torch only where the sweep's
-implementations are of it, since importing it delays every worker."""
+"""What a sweep's or search's fork server imports for its workers (sweep/worker.py): torch
+only where the sweep's implementations are of it, since importing it delays every worker."""
 import os
 import subprocess
 import sys
@@ -18,21 +18,22 @@ def _user(framework):
             "framework": framework, "device": "cpu"}
 
 
-@pytest.mark.parametrize("specs", [
-    [_builtin("torch:F.gelu")], [_builtin("torch-compile:F.gelu")],
-    [_builtin("transformers:GELUActivation")], [_builtin("timm:GELU")],
-    [_user("torch")], [_builtin("scipy:x*ndtr"), _builtin("torch:F.gelu")]],
-    ids=["torch", "torch-compile", "transformers", "timm", "user-torch", "one-of-two"])
-def test_a_sweep_of_torchs_implementations_preloads_torch(specs):
-    assert worker.loads_torch(specs)
-
-
-@pytest.mark.parametrize("specs", [
-    [_builtin("scipy:x*ndtr")], [_builtin("onnxruntime:Gelu")], [_builtin("jax:nn.gelu")],
-    [_builtin("torchless:x")], [_user("numpy")]],
-    ids=["scipy", "onnxruntime", "jax", "a-name-that-starts-like-torch", "user-numpy"])
-def test_a_sweep_of_other_implementations_does_not(specs):
-    assert not worker.loads_torch(specs)
+@pytest.mark.parametrize(("specs", "modules"), [
+    ([_builtin("torch:F.gelu")], ["torch"]), ([_builtin("torch-compile:F.gelu")], ["torch"]),
+    ([_builtin("transformers:GELUActivation")], ["torch"]), ([_builtin("timm:GELU")], ["torch"]),
+    ([_user("torch")], ["torch"]),
+    ([_builtin("onnxruntime:Gelu")], ["ml_dtypes"]), ([_builtin("jax:nn.gelu")], ["ml_dtypes"]),
+    ([_builtin("onnxruntime:Erf"), _builtin("torch:F.gelu"), _builtin("jax:lax.erf")],
+     ["ml_dtypes", "torch"]),
+    ([_builtin("scipy:x*ndtr")], []), ([_builtin("torchless:x")], []), ([_user("numpy")], []),
+    ([_builtin("scipy:x*ndtr"), _builtin("torch:F.gelu")], ["torch"])],
+    ids=["torch", "torch-compile", "transformers", "timm", "user-torch", "onnxruntime", "jax",
+         "three-backends", "scipy", "a-name-that-starts-like-torch", "user-numpy",
+         "one-of-two"])
+def test_a_fork_server_preloads_what_the_implementations_import(specs, modules):
+    """torch for torch's implementations; ml_dtypes, which onnx and JAX import, for theirs;
+    nothing for SciPy's or a user's NumPy code - each name once."""
+    assert worker.preloads(specs) == modules
 
 
 @pytest.mark.slow  # a sweep's process and its two workers

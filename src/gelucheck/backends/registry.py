@@ -36,6 +36,13 @@ READING_ORDER = ("numpy", "scipy", "torch", "torch-cuda", "torch-compile", "jax"
 # process of their own beside the others (commands/beside.py), preloaded by a sweep's fork
 # server (sweep/runner.py)
 TORCH_FAMILY = ("torch", "torch-cuda", "torch-compile", "transformers", "timm")
+# What a backend imports as it loads that a sweep's fork server imports once for all the
+# workers it forks (sweep/runner.py): modules that start no thread at import, so that forking
+# after them is sound, and whose import is a large part of each worker's start (ml_dtypes:
+# onnx and JAX import it, NumPy's loop registration makes it slow).
+FORK_SAFE_IMPORTS: dict[str, tuple[str, ...]] = {
+    **{name: ("torch",) for name in TORCH_FAMILY},
+    "onnxruntime": ("ml_dtypes",), "jax": ("ml_dtypes",)}
 
 
 @cache

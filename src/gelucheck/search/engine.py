@@ -24,7 +24,7 @@ from ..sweep.worker import (
     _torch_on_one_thread,
     _tune_process,
     check_versions,
-    loads_torch,
+    preloads,
     resolve,
 )
 from .cells import Cell
@@ -110,7 +110,7 @@ def engine(spec: Spec, impl: Implementation, workers: int, name: str = "local",
         return
     from ..sweep.runner import pool_of
 
-    with pool_of(workers, _init_worker, (spec, function), loads_torch([spec])) as pool:
+    with pool_of(workers, _init_worker, (spec, function), preloads([spec])) as pool:
         if pool is None:
             threads = _tune_process()
             try:

@@ -30,7 +30,7 @@ from .worker import (
     _meta,
     _restore_threads,
     _run_task,
-    loads_torch,
+    preloads,
     resolve,
 )
 
@@ -78,14 +78,14 @@ def tasks(start: int, stop: int) -> list[tuple[int, int]]:
 PRELOAD = "gelucheck.sweep.preload"
 
 
-def _fork_server(torch: bool):
-    """multiprocessing's fork server, started (it imports sweep/preload.py from then on, and
-    torch first where ``torch``: the implementations are of it), or None where there is none.
-    The first sweep's serves this process's later ones, whatever they sweep."""
+def _fork_server(modules: list[str]):
+    """multiprocessing's fork server, started (it imports ``modules`` - worker.preloads of the
+    sweep's implementations - and then sweep/preload.py from then on), or None where there is
+    none. The first sweep's serves this process's later ones, whatever they sweep."""
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return None
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["torch", PRELOAD] if torch else [PRELOAD])
+    ctx.set_forkserver_preload([*modules, PRELOAD])
     forkserver.ensure_running()
     return ctx
 
@@ -104,21 +104,21 @@ def end_fork_server() -> None:
 
 def _workers(count: int, specs: list[Spec], function: Function):
     """The sweep's pool of worker processes (pool_of)."""
-    return pool_of(count, _init_worker, (specs, function.name), loads_torch(specs))
+    return pool_of(count, _init_worker, (specs, function.name), preloads(specs))
 
 
 @contextmanager
-def pool_of(count: int, initializer, initargs: tuple, torch: bool):
+def pool_of(count: int, initializer, initargs: tuple, modules: list[str]):
     """A pool of ``count`` worker processes (None for one: this process works alone), each
     made by ``initializer(*initargs, env)``, forked from the fork server (_fork_server, with
-    torch preloaded where ``torch``: sweep starts it before it resolves the implementations),
+    ``modules`` preloaded: sweep starts it before it resolves the implementations),
     ready as the tasks are submitted. Where there is no fork server (Windows), spawned at once
     instead. On an error, Ctrl-C or when unused, the workers are stopped at once."""
     if count <= 1:
         yield None
         return
     others = set(multiprocessing.active_children())  # not ours to stop
-    if (ctx := _fork_server(torch)) is not None:
+    if (ctx := _fork_server(modules)) is not None:
         pool = ProcessPoolExecutor(count, mp_context=ctx, initializer=initializer,
                                    initargs=(*initargs, dict(os.environ)))
     else:
@@ -168,7 +168,7 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
     remote = scheduler is not None
     workers = workers if len(todo) > 1 or remote else 1  # a single task runs here
     if workers > 1 and engine == "local":
-        _fork_server(loads_torch(specs))  # importing while this process resolves and loads
+        _fork_server(preloads(specs))  # importing while this process resolves and loads
         # the loops
     # an unknown or unavailable implementation refused before the loops compile (the first
     # time after install: seconds)

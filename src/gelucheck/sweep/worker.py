@@ -11,7 +11,7 @@ from typing import Any, NamedTuple, TypedDict
 
 from .. import __version__
 from ..backends import (
-    TORCH_FAMILY,
+    FORK_SAFE_IMPORTS,
     Implementation,
     backend_version,
     find,
@@ -67,11 +67,13 @@ def resolve(spec: Spec) -> list[Implementation]:
     return found
 
 
-def loads_torch(specs: list[Spec]) -> bool:
-    """Whether resolving ``specs`` imports torch: a backend of the torch family, or a user's
-    callable on torch tensors (one that imports torch itself is not known to)."""
-    return any(s.get("framework") == "torch" if s["kind"] == "user"
-               else s["impl"].partition(":")[0] in TORCH_FAMILY for s in specs)
+def preloads(specs: list[Spec]) -> list[str]:
+    """What resolving ``specs`` imports that a fork server may import for its workers
+    (FORK_SAFE_IMPORTS): each backend's, and torch for a user's callable on torch tensors (a
+    callable that imports a library itself is not known to), in a fixed order."""
+    return sorted({m for s in specs for m in (
+        ("torch",) if s.get("framework") == "torch" else () if s["kind"] == "user"
+        else FORK_SAFE_IMPORTS.get(s["impl"].partition(":")[0], ()))})
 
 
 class Threads(NamedTuple):
