@@ -311,6 +311,33 @@ def test_a_sweep_of_an_unknown_implementation_is_refused_before_the_loops_load(m
     assert not loaded
 
 
+@pytest.mark.parametrize(("extra", "started"), [
+    (["--workers", "2"], [["torch"]]),
+    (["--workers", "1"], []),
+    (["--workers", "2", "--range", "0x3f800000:0x3f810000"], []),  # one task: no worker
+    (["--workers", "2", "--engine", "dask"], []),
+], ids=["two-workers", "one-worker", "one-task", "dask"])
+def test_the_command_starts_its_fork_server_before_it_checks_the_reference(
+        extra, started, monkeypatch):
+    """The fork server imports while the command checks the reference it will sweep against
+    (erf's checks the C library: a large part of the command's start) - where workers will
+    be forked from it."""
+    from gelucheck.errors import UsageError
+    from gelucheck.sweep import reference
+
+    calls = []
+    monkeypatch.setattr(runner, "_fork_server", lambda modules: calls.append(modules))
+
+    def require(function):
+        calls.append(f"require {function.name}")
+        raise UsageError("stopped here")
+
+    monkeypatch.setattr(reference, "require", require)
+    assert main(["sweep", "--backend", "torch:F.gelu", "--function", "gelu", "--no-progress",
+                 *extra]) == 2
+    assert calls == [*started, "require gelu"]
+
+
 @pytest.mark.slow
 def test_workers_started_with_the_sweep_stop_when_it_is_refused_or_done():
     """The workers start with the tasks, forked from a server that imports the sweep's modules

@@ -30,10 +30,9 @@ def run(args) -> int:
     from .. import output_files, published
     from ..report import jsonio, tables
     from ..sweep.reference import require
-    from ..sweep.runner import check_dtype, parse_range, sweep
+    from ..sweep.runner import check_dtype, parse_range, start_fork_server, sweep
 
     check_dtype(args.dtype)
-    require(args.function)  # erf's: the C library checked, before any work
     span = parse_range(args.range)
     json_path = output_files.file(args.json, "--json")
     output_files.folder(args.checkpoint, "--checkpoint")
@@ -43,6 +42,8 @@ def run(args) -> int:
     # workers start, and refuses an unknown or unavailable one before any task runs
     specs = options.named_specs(args, "sweep")
     engine = "dask" if args.scheduler else args.engine
+    start_fork_server(specs, span, args.workers, engine)  # importing meanwhile
+    require(args.function)  # erf's: the C library checked, before any work
     results = sweep(specs, args.function, span, args.workers, args.checkpoint,
                     progress=not args.no_progress, engine=engine, scheduler=args.scheduler)
     for r in results:

@@ -102,6 +102,16 @@ def end_fork_server() -> None:
             os.kill(pid, signal.SIGTERM)
 
 
+def start_fork_server(specs: list[Spec], span: tuple[int, int], workers: int,
+                      engine: str = "local") -> None:
+    """The fork server started, where a sweep of ``specs`` over ``span`` forks its workers
+    from it (the local engine, more than one worker and more than one task): a caller starts
+    it first, so that it imports while the caller checks the rest of its input; sweep calls
+    it too."""
+    if workers > 1 and engine == "local" and len(tasks(*span)) > 1:
+        _fork_server(preloads(specs))
+
+
 def _workers(count: int, specs: list[Spec], function: Function):
     """The sweep's pool of worker processes (pool_of)."""
     return pool_of(count, _init_worker, (specs, function.name), preloads(specs))
@@ -167,9 +177,8 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
     todo = tasks(*span)
     remote = scheduler is not None
     workers = workers if len(todo) > 1 or remote else 1  # a single task runs here
-    if workers > 1 and engine == "local":
-        _fork_server(preloads(specs))  # importing while this process resolves and loads
-        # the loops
+    start_fork_server(specs, span, workers, engine)  # importing while this process resolves
+    # and loads the loops
     # an unknown or unavailable implementation refused before the loops compile (the first
     # time after install: seconds)
     impls = [i for s in specs for i in resolve(s)]
