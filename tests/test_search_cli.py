@@ -201,3 +201,29 @@ def test_a_search_gate_holds_an_implementation_with_no_budget_to_the_default(tmp
             "held to the default max ulp 0.5: at least inf") in out
     assert main([*argv, "--impl", "search_impls:erf_correctly_rounded"]) == 0
     assert "within it" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("extra", "started"), [
+    (["--workers", "2"], [["torch"]]),
+    (["--workers", "1"], []),
+    (["--workers", "2", "--engine", "dask"], []),
+], ids=["two-workers", "one-worker", "dask"])
+def test_the_search_starts_its_fork_server_before_it_resolves_the_implementations(
+        extra, started, monkeypatch):
+    """The fork server imports what the workers will need (torch here) while the command
+    resolves the implementations itself - where workers will be forked from it."""
+    from gelucheck.errors import UsageError
+    from gelucheck.sweep import runner, worker
+
+    pytest.importorskip("flint", reason="python-flint is not installed: no search")
+    calls = []
+    monkeypatch.setattr(runner, "_fork_server", lambda modules: calls.append(modules))
+
+    def resolve(spec):
+        calls.append(f"resolve {spec['impl']}")
+        raise UsageError("stopped here")
+
+    monkeypatch.setattr(worker, "resolve", resolve)
+    assert main(["search", "--backend", "torch:F.gelu", "--function", "gelu",
+                 "--no-progress", *extra]) == 2
+    assert calls == [*started, "resolve torch:F.gelu"]

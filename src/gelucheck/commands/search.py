@@ -60,6 +60,10 @@ def run(args) -> int:
                           ("--checkpoint", args.checkpoint))
     named = options.named_specs(args, "search")
     from ..sweep.cluster import spec_of
+    from ..sweep.runner import start_fork_server
+
+    # importing while the implementations are resolved here
+    start_fork_server(named, None, args.workers, "dask" if args.scheduler else args.engine)
 
     specs = []  # one search per implementation: (what the workers rebuild it from, it)
     for s in named:
