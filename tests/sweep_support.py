@@ -1,7 +1,8 @@
 """What the sweep's test modules share: the functions the fast reference covers, the blocks
 of its closed-form parts, errors measured by mpmath, an implementation that returns given
-outputs, and typed sweep statistics as plain dicts (for tests that compare two of them
-after dropping what may differ: timings, sums to float64's rounding)."""
+outputs, typed sweep statistics as plain dicts (for tests that compare two of them
+after dropping what may differ: timings, sums to float64's rounding), and the order in which
+a command starts the fork server."""
 import dataclasses
 import math
 
@@ -114,3 +115,21 @@ def plain(value):
     if isinstance(value, Figures):
         return dataclasses.asdict(value)
     raise TypeError(f"not sweep statistics: {value!r}")
+
+
+def fork_server_then(monkeypatch, module, name: str) -> list:
+    """What a command does, in order: each start of the sweep's fork server (the modules it
+    would preload; none is started) and then the call of ``module.name``, which stops the
+    command there with a usage error."""
+    from gelucheck.errors import UsageError
+    from gelucheck.sweep import runner
+
+    calls: list = []
+    monkeypatch.setattr(runner, "_fork_server", calls.append)
+
+    def stop(*args):
+        calls.append(name)
+        raise UsageError("stopped here")
+
+    monkeypatch.setattr(module, name, stop)
+    return calls

@@ -212,18 +212,11 @@ def test_the_search_starts_its_fork_server_before_it_resolves_the_implementation
         extra, started, monkeypatch):
     """The fork server imports what the workers will need (torch here) while the command
     resolves the implementations itself - where workers will be forked from it."""
-    from gelucheck.errors import UsageError
-    from gelucheck.sweep import runner, worker
+    from gelucheck.sweep import worker
+    from sweep_support import fork_server_then
 
     pytest.importorskip("flint", reason="python-flint is not installed: no search")
-    calls = []
-    monkeypatch.setattr(runner, "_fork_server", lambda modules: calls.append(modules))
-
-    def resolve(spec):
-        calls.append(f"resolve {spec['impl']}")
-        raise UsageError("stopped here")
-
-    monkeypatch.setattr(worker, "resolve", resolve)
+    calls = fork_server_then(monkeypatch, worker, "resolve")
     assert main(["search", "--backend", "torch:F.gelu", "--function", "gelu",
                  "--no-progress", *extra]) == 2
-    assert calls == [*started, "resolve torch:F.gelu"]
+    assert calls == [*started, "resolve"]

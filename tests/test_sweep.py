@@ -322,20 +322,13 @@ def test_the_command_starts_its_fork_server_before_it_checks_the_reference(
     """The fork server imports while the command checks the reference it will sweep against
     (erf's checks the C library: a large part of the command's start) - where workers will
     be forked from it."""
-    from gelucheck.errors import UsageError
     from gelucheck.sweep import reference
+    from sweep_support import fork_server_then
 
-    calls = []
-    monkeypatch.setattr(runner, "_fork_server", lambda modules: calls.append(modules))
-
-    def require(function):
-        calls.append(f"require {function.name}")
-        raise UsageError("stopped here")
-
-    monkeypatch.setattr(reference, "require", require)
+    calls = fork_server_then(monkeypatch, reference, "require")
     assert main(["sweep", "--backend", "torch:F.gelu", "--function", "gelu", "--no-progress",
                  *extra]) == 2
-    assert calls == [*started, "require gelu"]
+    assert calls == [*started, "require"]
 
 
 @pytest.mark.slow
