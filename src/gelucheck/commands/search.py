@@ -63,7 +63,7 @@ def run(args) -> int:
     from ..sweep.runner import start_fork_server
 
     # importing while the implementations are resolved here
-    start_fork_server(named, None, args.workers, "dask" if args.scheduler else args.engine)
+    start_fork_server(named, None, args.workers, args.engine, args.scheduler)
 
     specs = []  # one search per implementation: (what the workers rebuild it from, it)
     for s in named:

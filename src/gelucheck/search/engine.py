@@ -19,6 +19,7 @@ from ..sweep.reference import SweepError
 from ..sweep.worker import (
     Meta,
     Spec,
+    Threads,
     _meta,
     _restore_threads,
     _torch_on_one_thread,
@@ -52,9 +53,15 @@ def _init_worker(spec: Spec, function: str, env: dict[str, str] | None = None) -
     if env is not None:  # forked from the fork server, which holds its first user's
         os.environ.clear()
         os.environ.update(env)
-    threads = _tune_process()
+    _prepared(spec, function, _tune_process())
+
+
+def _prepared(spec: Spec, function: str, threads: Threads) -> Threads:
+    """The search's implementation prepared in this process, tuned as a worker already
+    (``threads``: what _tune_process changed), then torch's threads set where preparing it
+    loaded torch (as worker.tuned does for a sweep); returns what the tuning changed."""
     _prepare(spec, function)
-    _torch_on_one_thread(threads)  # where resolving it loaded torch
+    return _torch_on_one_thread(threads)
 
 
 def run_chunk(spec: Spec, function: str, cells: list[Cell], samples: int | None, seed: int,
@@ -114,8 +121,7 @@ def engine(spec: Spec, impl: Implementation, workers: int, name: str = "local",
         if pool is None:
             threads = _tune_process()
             try:
-                _prepare(spec, function)
-                threads = _torch_on_one_thread(threads)  # where resolving it loaded torch
+                threads = _prepared(spec, function, threads)
                 yield Engine("here", 1, lambda chunks, samples, seed: [
                     run_chunk(spec, function, c, samples, seed) for c in chunks])
             finally:

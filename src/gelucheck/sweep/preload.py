@@ -1,10 +1,12 @@
 """What the sweep's fork server imports before it forks any worker (runner._fork_server): the
 compiled loops every sweep runs, loaded from numba's disk cache (each worker loads its
-function's own), and the stored proofs. torch, where the sweep's implementations are of it,
-is preloaded beside this module (each worker importing it anew is slow, several processes at
-once on few cores), never for the others: importing it would delay every worker of theirs.
-Importing torch starts no thread, so the workers forked after it are sound; JAX, TensorFlow
-and ONNX Runtime may start threads, and each worker imports those itself after the fork."""
+function's own), and the stored proofs. What the sweep's implementations import and is safe
+to fork after (torch for torch's, ml_dtypes for ONNX Runtime's and JAX's: the registry's
+FORK_SAFE_IMPORTS) is preloaded before this module - each worker importing it anew is slow,
+several processes at once on few cores - and never for the other sweeps, whose workers it
+would delay. Importing those starts no thread, so the workers forked after them are sound;
+JAX, TensorFlow and ONNX Runtime themselves may start threads, and each worker imports them
+after the fork."""
 import contextlib
 
 from ..errors import ReferenceDataError

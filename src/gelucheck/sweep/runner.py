@@ -103,12 +103,14 @@ def end_fork_server() -> None:
 
 
 def start_fork_server(specs: list[Spec], span: tuple[int, int] | None, workers: int,
-                      engine: str = "local") -> None:
+                      engine: str = "local", scheduler: str | None = None) -> None:
     """The fork server started, where a sweep of ``specs`` over ``span`` (a search: None)
-    forks its workers from it (the local engine, more than one worker and, for a sweep, more
-    than one task): a caller starts it first, so that it imports while the caller checks the
-    rest of its input and resolves the implementations; sweep calls it too."""
-    if workers > 1 and engine == "local" and (span is None or len(tasks(*span)) > 1):
+    forks its workers from it (the local engine and no Dask scheduler, more than one worker
+    and, for a sweep, more than one task): a caller starts it first, so that it imports while
+    the caller checks the rest of its input and resolves the implementations; sweep calls it
+    too."""
+    if (workers > 1 and engine == "local" and scheduler is None
+            and (span is None or len(tasks(*span)) > 1)):
         _fork_server(preloads(specs))
 
 

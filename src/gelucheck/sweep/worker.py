@@ -68,12 +68,17 @@ def resolve(spec: Spec) -> list[Implementation]:
 
 
 def preloads(specs: list[Spec]) -> list[str]:
-    """What resolving ``specs`` imports that a fork server may import for its workers
-    (FORK_SAFE_IMPORTS): each backend's, and torch for a user's callable on torch tensors (a
-    callable that imports a library itself is not known to), in a fixed order."""
-    return sorted({m for s in specs for m in (
-        ("torch",) if s.get("framework") == "torch" else () if s["kind"] == "user"
-        else FORK_SAFE_IMPORTS.get(s["impl"].partition(":")[0], ()))})
+    """What resolving ``specs`` imports that a fork server may import for its workers, each
+    module once, in a fixed order."""
+    return sorted({m for s in specs for m in _preload_of(s)})
+
+
+def _preload_of(spec: Spec) -> tuple[str, ...]:
+    """A backend's FORK_SAFE_IMPORTS; torch for a user's callable on torch tensors (what a
+    user's callable imports itself is not known)."""
+    if spec["kind"] == "user":
+        return ("torch",) if spec.get("framework") == "torch" else ()
+    return FORK_SAFE_IMPORTS.get(spec["impl"].partition(":")[0], ())
 
 
 class Threads(NamedTuple):
