@@ -1,5 +1,6 @@
 """The command line: bad input names the valid choices; verify passes on the stored data."""
 import argparse
+import json
 import math
 import os
 import subprocess
@@ -10,6 +11,7 @@ import pytest
 
 from gelucheck.cli import main
 from gelucheck.shared_options import ulps
+from gelucheck.sweep.worker import TASK
 
 
 @pytest.mark.parametrize("argv, valid", [
@@ -98,16 +100,19 @@ def test_the_commands_fork_server_ends_with_it_not_through_its_teardown(tmp_path
     exits.mkdir()
     (site / "sitecustomize.py").write_text(_EXIT_MARKER)
     tests = str(Path(__file__).parent)
-    two_tasks = f"0x3f800000:{0x3F800000 + 2 * (1 << 24):#x}"  # TASK each
+    two_tasks = f"0x3f800000:{0x3F800000 + 2 * TASK:#x}"  # one task would fork no worker
     done = subprocess.Popen(
         [sys.executable, "-m", "gelucheck", "sweep", "--backend", "scipy:ndtr", "--function",
-         "phi", "--range", two_tasks, "--workers", "2", "--no-progress"],
+         "phi", "--range", two_tasks, "--workers", "2", "--no-progress", "--json",
+         str(tmp_path / "out.json")],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
         env={**os.environ, "GELUCHECK_TEST_EXITS": str(exits),
              "PYTHONPATH": os.pathsep.join([str(site), tests, *sys.path])})
     out, err = done.communicate()  # (at EOF, the server is gone too)
     assert done.returncode == 0, err
     assert "scipy:ndtr phi float32" in out
+    (result,) = json.loads((tmp_path / "out.json").read_text())["results"]
+    assert result["engine"]["name"] == "local" and result["engine"]["workers"] == 2
     ended = {p.name: p.read_bytes() for p in exits.iterdir()}
     assert str(done.pid) in ended
     assert not [argv for argv in ended.values() if b"multiprocessing.forkserver" in argv]

@@ -207,7 +207,8 @@ def test_a_search_gate_holds_an_implementation_with_no_budget_to_the_default(tmp
     (["--workers", "2"], [["torch"]]),
     (["--workers", "1"], []),
     (["--workers", "2", "--engine", "dask"], []),
-], ids=["two-workers", "one-worker", "dask"])
+    (["--workers", "2", "--scheduler", "tcp://127.0.0.1:1"], []),  # refused before it is asked
+], ids=["two-workers", "one-worker", "dask", "scheduler"])
 def test_the_search_starts_its_fork_server_before_it_resolves_the_implementations(
         extra, started, monkeypatch):
     """The fork server imports what the workers will need (torch here) while the command
