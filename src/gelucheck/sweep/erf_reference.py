@@ -93,13 +93,18 @@ def relative_bound(function: Function) -> float:
 
 
 def warm(functions: tuple[Function, ...]) -> None:
-    """Its loops made ready for these functions (SweepReference)."""
-    if loops.erf_kernels() is None:
+    """Its loops made ready for these functions (SweepReference): an input in each part, so
+    that no worker loads one inside a timed block (each from numba's disk cache, once a
+    process, costs as much as a block's work)."""
+    compiled = loops.erf_kernels()
+    if compiled is None:
         return
-    x32 = np.array([0.5, 0.75], dtype=np.float32)
-    v, unit = np.empty(2), np.empty(2)
+    magnitudes = [2.0**-140, compiled.TINY / 2, *(edge / 2 for edge, _ in compiled.SERIES_PIECES),
+                  0.5, 2 * ERF_FAR]  # the tiny part, the series' pieces, the fit, the far part
+    x = np.array(sorted([*(-m for m in magnitudes), *magnitudes]), dtype=np.float32)
+    v, unit = np.empty(len(x)), np.empty(len(x))
     for function in functions:
-        fill(function, x32, v, unit)
+        fill(function, x, v, unit)
 
 
 def fill(function: Function, x: np.ndarray, v: np.ndarray, unit: np.ndarray) -> np.ndarray:
