@@ -149,6 +149,28 @@ def test_the_outputs_test_is_the_same_without_the_compiled_loops(monkeypatch):
     assert compiled == [True, False]
 
 
+@pytest.mark.parametrize("far", [0, 127, 128, -128, -129])
+def test_a_sources_deltas_are_the_same_without_the_compiled_loops(monkeypatch, far):
+    """The outputs less their products as bytes, the exponent fields the outputs and products
+    span, and the largest difference - which says whether a byte kept them - computed here
+    from the floats' exponents and encodings, and alike with the loops or without."""
+    start, n, slope = _f32(2.0**-50), 4096, 2 / np.sqrt(np.pi)
+    x = np.arange(start, start + n, dtype=np.uint32).view(np.float32)
+    product = (x * np.float32(slope)).view(np.uint32).astype(np.int64)
+    y = (x.astype(np.float64) * slope).astype(np.float32).view(np.uint32).copy()
+    y[n // 3] = product[n // 3] + far
+    differences = y.astype(np.int64) - product
+    exponents = np.frexp(np.concatenate([y.view(np.float32), x * np.float32(slope)]))[1]
+    fields = (int(exponents.min()) + 126, int(exponents.max()) + 126)  # 2^(f-127) <= |v|
+    expected = (*fields, int(np.abs(differences).max()))
+    compiled = replay._deltas(y, start, slope)
+    assert compiled[1] == expected and expected[2] == max(abs(far), 1)
+    assert np.array_equal(compiled[0], (differences % 256).astype(np.uint8).view(np.int8))
+    monkeypatch.setattr(loops, "kernels", lambda: None)
+    numpy = replay._deltas(y, start, slope)
+    assert numpy[1] == expected and np.array_equal(numpy[0], compiled[0])
+
+
 def test_a_replay_whose_outputs_would_leave_the_normal_range_is_refused(count):
     """A source whose outputs reach down to the exponent field 30, replayed 37 binades
     lower: those would be subnormal, which no exponent shift gives."""

@@ -835,9 +835,32 @@ def consecutive_then(bits, first, following):
 def near_product(bits, first, slope, delta):
     """Whether bits[i] is the encoding of the float32 product slope·x_i plus delta[i], x_i
     the input of encoding first + i, at every i: a block's outputs against a source's
-    (sweep/replay.py), which keeps a byte an output instead of four."""
+    (sweep/replay.py), which keeps a byte an output instead of four. (``bad`` cast back to
+    32 bits each step: numba widens the or of two uint32 to 64, and the loop then widens
+    every lane.)"""
     bad = np.uint32(0)
     for i in range(bits.shape[0]):
         product = _as_int32(_as_float32(first + np.uint32(i)) * slope)
-        bad |= bits[i] ^ np.uint32(product + np.int32(delta[i]))  # modulo 2^32
+        bad = np.uint32(bad | (bits[i] ^ np.uint32(product + np.int32(delta[i]))))  # mod 2^32
     return bad == 0
+
+
+@njit(cache=True, nogil=True)
+def product_deltas(bits, first, slope, delta):
+    """near_product's delta of a block that becomes a source (sweep/replay.py), in one pass:
+    delta[i] = bits[i] - the product's encoding, kept to a byte (wrapped where it is not:
+    the extremes returned say so); returns (the lowest and highest exponent field of the
+    outputs and products, the smallest and largest difference). Two-operand minima and
+    maxima of one type: the loop vectorizes."""
+    field = np.uint32(0x7F800000)
+    low, high = field, np.uint32(0)
+    least, most = np.int64(0), np.int64(0)
+    for i in range(bits.shape[0]):
+        product = _as_int32(_as_float32(first + np.uint32(i)) * slope)
+        output = bits[i]
+        d = np.int64(output) - np.int64(product)
+        low = min(low, min(output & field, product & field))
+        high = max(high, max(output & field, product & field))
+        least, most = min(least, d), max(most, d)
+        delta[i] = np.int8(d)
+    return low >> np.uint32(23), high >> np.uint32(23), least, most

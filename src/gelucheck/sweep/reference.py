@@ -220,4 +220,5 @@ def warm(functions: Iterable[str | Function] | None = None) -> float | None:
     compiled.consecutive_then(bits, np.uint32(1), np.uint32(3))
     compiled.constant(bits, np.uint32(1), np.uint32(0x7FFFFFFF))
     compiled.near_product(bits, np.uint32(1), np.float32(1), np.zeros(2, dtype=np.int8))
+    compiled.product_deltas(bits, np.uint32(1), np.float32(1), np.zeros(2, dtype=np.int8))
     return time.perf_counter() - begun
