@@ -209,16 +209,21 @@ def warm(functions: Iterable[str | Function] | None = None) -> float | None:
         by_module.setdefault(function.sweep_reference, (module, []))[1].append(function)
     for module, mine in by_module.values():
         module.warm(tuple(mine))
-    x32 = np.array([0.5, 0.75], dtype=np.float32)
-    v, unit = np.empty(2), np.empty(2)
     compiled = loops.kernels()
-    compiled.score(x32, v, unit)
-    compiled.histogram_above_four(x32, v, unit, np.zeros(3, dtype=np.int64))
     bits = np.empty(2, dtype=np.uint32)
     compiled.encodings(bits, np.uint32(1))
-    compiled.consecutive(bits, np.uint32(1))
     compiled.consecutive_then(bits, np.uint32(1), np.uint32(3))
-    compiled.constant(bits, np.uint32(1), np.uint32(0x7FFFFFFF))
-    compiled.near_product(bits, np.uint32(1), np.float32(1), np.zeros(2, dtype=np.int8))
-    compiled.product_deltas(bits, np.uint32(1), np.float32(1), np.zeros(2, dtype=np.int8))
+    v, unit, delta = np.empty(2), np.empty(2), np.zeros(2, dtype=np.int8)
+    read_only = np.array([0.5, 0.75], dtype=np.float32)
+    read_only.flags.writeable = False
+    # the loops that read an implementation's outputs, for writable ones and for read-only
+    # ones (NumPy's view of JAX's): numba compiles each apart
+    for y in (read_only.copy(), read_only):
+        compiled.score(y, v, unit)
+        compiled.histogram_above_four(y, v, unit, np.zeros(3, dtype=np.int64))
+        y_bits = y.view(np.uint32)
+        compiled.consecutive(y_bits, np.uint32(1))
+        compiled.constant(y_bits, np.uint32(1), np.uint32(0x7FFFFFFF))
+        compiled.near_product(y_bits, np.uint32(1), np.float32(1), delta)
+        compiled.product_deltas(y_bits, np.uint32(1), np.float32(1), delta)
     return time.perf_counter() - begun
