@@ -631,6 +631,39 @@ def test_the_tiny_and_outer_parts_are_numpys_bit_for_bit(function, start, monkey
     assert compiled[2] == numpy[2] == 0
 
 
+def _derivative_closed_form_starts():
+    """Blocks of 3000 encodings in each closed form of each derivative: |x| <= 2^-30 (both
+    signs, zeros, subnormals, the edge at 2^-30), the far left from its edge on and down to
+    the lowest float32, the flat right from its edge on and up to the largest."""
+    from gelucheck.sweep.edges import far_left, right_edge
+
+    for function in ("phi_grad", "gelu_grad", "gelu_tanh_grad"):
+        f = get_function(function)
+        far = int(np.float32(far_left(f)).view(np.uint32))  # x <= far_left: far
+        right = int(np.float32(right_edge(f)).view(np.uint32)) + 1  # x > right_edge
+        for start in (0x00000000, 0x80000000, 0x30800000 - 3000, 0xB0800000 - 3000, far,
+                      0xFF7FFFFF - 2999, right, 0x7F7FFFFF - 2999):
+            yield function, start
+
+
+@pytest.mark.parametrize(("function", "start"), list(_derivative_closed_form_starts()))
+def test_the_derivatives_closed_forms_are_numpys_bit_for_bit(function, start, monkeypatch):
+    """GELU′ of both forms and φ where their values are closed forms: the compiled loops
+    (for an implementation that misses them: NaN beyond |x| = 2^42 in the tanh form's)
+    give the NumPy path's values and units, bit for bit, and no close call."""
+    _kernels()
+    x = np.arange(start, start + 3000, dtype=np.uint32).view(np.float32)
+    f = get_function(function)
+    assert reference.one_compiled_run(f, float(x[0]), float(x[-1]))
+    assert reference.module_of(f).compiled_run(f, x) is not None
+    compiled = reference.values(function, x, monotone=True)
+    monkeypatch.setattr(loops, "kernels", lambda: None)
+    numpy = reference.values(function, x, monotone=True)
+    for a, b in zip(compiled[:2], numpy[:2]):
+        assert np.array_equal(a.view(np.int64), b.view(np.int64))
+    assert compiled[2] == numpy[2] == 0
+
+
 # score's sum on errors of every size (their order shows in the last bits), in a process of
 # its own with numba's disk cache where the test puts it
 _SUM_IN_A_PROCESS = """

@@ -45,8 +45,9 @@ print(json.dumps(sorted(k for k, n in loaded().items() if n != before.get(k))))
     # outputs NumPy may not write to (JAX's): the comparison's, the replay's and the closed
     # forms' loops for read-only arrays; errors of 4 ulps and more, binned one by one
     ("erf", "sweep_impls:erf_scipy_once_read_only"), ("erf", "sweep_impls:erf_as_x_read_only"),
-    ("phi_grad", "sweep_impls:rounded_phi_grad"),
-    ("gelu_tanh_grad", "sweep_impls:rounded_gelu_tanh_grad")])
+    # one ulp off at every 7th input: the closed forms' parts measured in float64 too
+    ("phi_grad", "sweep_impls:off_phi_grad"), ("gelu_tanh_grad", "sweep_impls:off_gelu_tanh_grad"),
+    ("gelu", "sweep_impls:off_gelu")])
 def test_warm_leaves_no_loop_to_load_inside_a_task(function, spec):
     tests = str(Path(__file__).parent)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(

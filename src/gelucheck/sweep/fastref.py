@@ -371,7 +371,7 @@ def require(function: Function) -> None:
 def warm(functions: tuple[Function, ...]) -> None:
     """The compiled loops of these functions (Φ's are GELU's, with a flag) made ready before
     any block is timed: each piece of the middle, the series, x*'s window, the closed forms'
-    parts of Φ and the GELU forms (SweepReference)."""
+    parts (SweepReference)."""
     compiled = loops.kernels()
     if compiled is None:
         return
@@ -384,9 +384,12 @@ def warm(functions: tuple[Function, ...]) -> None:
               *(x32 * edge / 2 for edge, _ in compiled.SERIES_PIECES)):
         for function in middles:
             _compiled_middle(function, x, v, unit)
-    if any(f in CLOSED_FORMS for f in middles):  # one loop each, for all of them
+    if middles:  # one loop each, for all of them (sides_block: the derivatives')
         compiled.tiny_block(x32 * 2.0**-40, True, PHI0, v, unit)
+    if any(f in CLOSED_FORMS for f in middles):
         compiled.outer_block(x32 * 40, -0.0, True, v, unit)
+    if any(f not in CLOSED_FORMS for f in middles):
+        compiled.sides_block(x32 * 40, 0.0, QUANTUM, 1.0, QUANTUM, v, unit)
 
 
 def relative_bound(function: Function) -> float:
@@ -576,8 +579,8 @@ def one_compiled_run(function: Function, a: float, b: float) -> bool:
     if function not in COMPILED or not loops.kernels():
         return False
     lo, hi = sorted((a, b))
-    if function in CLOSED_FORMS and ((lo > -TINY and hi <= TINY) or _outer(function, lo, hi)):
-        return True  # as fill computes them
+    if (lo > -TINY and hi <= TINY) or _outer(function, lo, hi):
+        return True  # as fill (and _fill_smooth, the derivatives') computes them
     middle = (far_left(function) < lo and hi <= -TINY) or (lo > TINY and hi <= right_edge(function))
     if function == GELU_TANH:
         return middle and all((lo < edge) == (hi < edge) for edge in TANH_EDGES)
@@ -594,24 +597,41 @@ def _outer(function: Function, a: float, b: float) -> bool:
 
 def compiled_run(function: Function, x: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """(v, unit, doubt) of a monotone run of Φ or GELU (either form) inputs inside the tiny
-    part, the far left or the right of saturation, or of those or GELU′ or φ inputs inside
-    one part of the middle and one piece of the compiled loops, from one loop in x's own
-    order (no float64 copy, no reversal); None for any other run, or without numba."""
+    """(v, unit, doubt) of a monotone run of inputs inside the tiny part, the far left or
+    the right (saturation, GELU′'s flat 1, φ's 0), or inside one part of the middle and one
+    piece of the compiled loops, from one loop in x's own order (no float64 copy, no
+    reversal); None for any other run, or without numba."""
     if not len(x):
         return None
     first, last = float(x[0]), float(x[-1])
     if not one_compiled_run(function, first, last):
         return None
     v, unit = np.empty(len(x)), np.empty(len(x))
+    compiled = loops.kernels()
+    # an implementation that misses the closed forms there (torch's GELU overflows near the
+    # largest float32; the tanh form's derivative is NaN for |x| beyond 2^42 in torch and
+    # JAX) is measured in float64, not by mpmath
     if -TINY < first <= TINY:
-        loops.kernels().tiny_block(x, function != PHI, SPECS[function].taylor, v, unit)
+        if function in CLOSED_FORMS or function.family == DERIVATIVE:  # 1/2 + c·x for GELU′
+            taylor = SPECS[function].taylor if function in CLOSED_FORMS else K
+            compiled.tiny_block(x, function in CLOSED_FORMS and function != PHI, taylor, v,
+                                unit)
+        else:  # φ(0)
+            compiled.sides_block(x, PHI0, _PHI0_UNIT, PHI0, _PHI0_UNIT, v, unit)
     elif _outer(function, first, last):
-        # an implementation that misses the closed form there (torch's GELU overflows near
-        # the largest float32) is measured in float64, not by mpmath
-        loops.kernels().outer_block(x, far_reference(function), function != PHI, v, unit)
+        if function in CLOSED_FORMS:
+            compiled.outer_block(x, far_reference(function), function != PHI, v, unit)
+        else:
+            compiled.sides_block(x, far_reference(function), QUANTUM, *_FLAT[function.family],
+                                 v, unit)
     else:
         return v, unit, _compiled_middle(function, x, v, unit)
     return v, unit, np.zeros(len(x), dtype=np.bool_)  # no value there is in doubt
+
+
+QUANTUM = 2.0**FLOAT32.quantum_exponent
+_PHI0_UNIT = float(FLOAT32.ulp_of(np.float64(PHI0)))
+# the derivatives' flat right, as _fill_smooth fills it: (v, unit)
+_FLAT = {DERIVATIVE: (ONE_UP, 2.0**-23), PDF: (TAIL_FLOOR, QUANTUM)}
 
 

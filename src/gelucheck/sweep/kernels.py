@@ -564,6 +564,18 @@ def outer_block(x, far, gelu, v, unit):
             v[i], unit[i] = ONE_DOWN, PHI_RIGHT_UNIT
 
 
+@njit(cache=True, error_model="numpy", nogil=True)
+def sides_block(x, below, below_unit, above, above_unit, v, unit):
+    """fastref's closed forms of the derivatives (GELU′ of both forms, φ), value for value:
+    v and unit constant on each side of 0 - the far left's and the flat right's on theirs,
+    φ(0)'s on both near 0 - into v and unit."""
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            v[i], unit[i] = below, below_unit
+        else:
+            v[i], unit[i] = above, above_unit
+
+
 @njit(inline="always", error_model="numpy")
 def _error(yi, vi, ui, finite=False):
     """(|y - v|, that in ulps of ui, a power of two) of one output - inf for both where y
