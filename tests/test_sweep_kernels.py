@@ -281,14 +281,15 @@ def test_compiled_and_numpy_paths_give_the_same_figures(function, start, monkeyp
 
 
 @pytest.mark.parametrize("length", ["1", "1000", "sub-1", "sub", "sub+1", "4sub+1"])
-@pytest.mark.parametrize("outputs", ["plain", "rare", "ties", "nan", "inf"])
+@pytest.mark.parametrize("outputs", ["plain", "rare", "ties", "nan", "inf", "nan first",
+                                     "inf first"])
 def test_the_compiled_score_is_the_numpy_passes(length, outputs, monkeypatch):
     """kernels.score (one pass, maxima per sub-block of SCORE_SUB, the tail padded) against
     NumPy's passes over the errors: the same counts, maxima and first indices - errors of 2
     and 4 ulps and more everywhere or in one sub-block only (counted in a pass of their own
     where there are any), ties of the largest error and |y - v| in different sub-blocks, NaN
-    outputs (the first NaN is the largest |y - v|), infinite outputs - for lengths around
-    the sub-block and the tail."""
+    outputs (the first NaN is the largest |y - v|), infinite outputs, either from the first
+    output on - for lengths around the sub-block and the tail."""
     sub = _kernels().SCORE_SUB
     n = {"1": 1, "1000": 1000, "sub-1": sub - 1, "sub": sub, "sub+1": sub + 1,
          "4sub+1": 4 * sub + 1}[length]
@@ -308,6 +309,10 @@ def test_the_compiled_score_is_the_numpy_passes(length, outputs, monkeypatch):
         y[[n // 2, n - 1]] = np.nan
     if outputs == "inf":
         y[n // 3] = np.inf
+    if outputs == "nan first":  # (the pass that tests each output at once)
+        y[[0, n // 2]] = np.nan
+    if outputs == "inf first":
+        y[[0, n - 1]] = -np.inf, np.inf
     compiled = scoring.score(y, v, unit)
     monkeypatch.setattr(loops, "kernels", lambda: None)
     numpy = scoring.score(y, v, unit)

@@ -590,6 +590,7 @@ def _error(yi, vi, ui, finite=False):
 # Each sub-block ends in a dozen reductions across the vector's lanes (sums, counts, maxima):
 # 1024 outputs share them (fewer were slower, more no faster)
 SCORE_SUB = 1024
+FLOAT32_EXPONENT = np.uint32(0x7F800000)  # a float32's exponent field: all ones for NaN, inf
 TWO = np.int64(0x4000000000000000)  # 2.0's encoding
 SUB = 64  # outputs per sub-block of histogram_above_four, binned only where one errs that much
 
@@ -654,11 +655,14 @@ def score(y, v, unit):
     unit_tail = np.ones(SCORE_SUB)
     for i in range(n - full):  # (a slice assignment compiles numba's shape-error messages)
         y_tail[i], v_tail[i], unit_tail[i] = y[full + i], v[full + i], unit[full + i]
-    counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, True)
-    tail = _sub_blocks(y_tail, v_tail, unit_tail, True)
+    # where the first output is NaN or infinite (a block of an implementation's overflow),
+    # the pass that tests each at once: the first's sum would be no number
+    finite = n == 0 or _as_int32(y[0]) & FLOAT32_EXPONENT != FLOAT32_EXPONENT
+    counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, finite)
+    tail = _sub_blocks(y_tail, v_tail, unit_tail, finite)
     # a NaN or inf output: the pass that tests each. (Read off the encoding: under the
     # fastmath flags np.isfinite said True of NaN.)
-    if _as_int(total + tail[1]) & EXPONENT_FIELD == EXPONENT_FIELD:
+    if finite and _as_int(total + tail[1]) & EXPONENT_FIELD == EXPONENT_FIELD:
         counts, total, best_e, at_e, best_d, at_d = _sub_blocks(y, v, unit, False)
         tail = _sub_blocks(y_tail, v_tail, unit_tail, False)
     counts += tail[0]
