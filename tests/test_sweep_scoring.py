@@ -1,6 +1,9 @@
 """Scoring a block (sweep/scoring.py and the histogram of sweep/stats.py): bit space against
-measuring every input, the closed form's figures, aliases, and the bins of errors a little
-above or below a whole or half ulp."""
+measuring every input, the closed form's figures, aliases, outputs all NaN, and the bins of
+errors a little above or below a whole or half ulp."""
+import json
+import math
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -133,6 +136,32 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
         a, b = got.pop("max_abs"), want.pop("max_abs")
         assert a == b or (np.isnan(a) and np.isnan(b))
     assert got == want
+
+
+@pytest.mark.parametrize(("function", "start"), [
+    ("gelu_tanh_grad", 0x3F800000 - 1000),  # across x = 1: two regions
+    ("gelu_tanh_grad", 0xD5000000),  # the far left, where torch's and JAX's overflow
+    ("erf", 0x3E000000),  # erf's fit
+    ("erf", 0x2A000000)])  # below 2^-30, where a block may be replayed
+@pytest.mark.parametrize("names", [["all_nan"], ["all_nan", "nan_but_last"],
+                                   ["nan_but_last", "all_nan"]])
+def test_outputs_all_nan_score_as_measured_without_the_reference(function, start, names,
+                                                                 monkeypatch):
+    """Where every output is NaN the block's figures are what measuring each output gives
+    (every error infinite, the first NaN the largest |y - v|, the exact value at the first
+    input); a block NaN but for its last output is measured."""
+    from gelucheck.backends import load_user
+
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    impls = [load_user(f"sweep_impls:{name}", function) for name in names]
+    fast = chunk.evaluate(impls, function, start, start + 2000)
+    with monkeypatch.context() as m:
+        m.setattr(chunk, "every_nan", lambda y: False)
+        measured = chunk.evaluate(impls, function, start, start + 2000)
+    assert json.dumps(plain(fast), sort_keys=True) == json.dumps(plain(measured), sort_keys=True)
+    figures = fast.implementations[f"user:sweep_impls:all_nan/{function}"]
+    assert figures.whole.n_finite == 0 and figures.histogram[-1] == 2000
+    assert math.isnan(figures.max_abs) and figures.max_abs_bits == start
 
 
 def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):

@@ -18,7 +18,7 @@ from . import reference, replay
 from .cuts import value_parts
 from .inputs import KNOWN_SPAN, Call, Inputs, Run, call, encodings
 from .known import Known, is_known, known_part
-from .scoring import Regions, Rounded, dense_figures, known_figures
+from .scoring import Regions, Rounded, dense_figures, every_nan, known_figures, nan_figures
 from .stats import ChunkStats, ImplFailure, ImplStats, Outcome, key_of
 
 _BOUNDS = [bound for _, lo, hi in REGIONS for bound in (lo, hi)]
@@ -126,6 +126,17 @@ class _Reference:
             self.seconds += time.perf_counter() - begun
         return self._values
 
+    def value_at(self, i: int) -> float:
+        """v at the block's input i: the block's, where computed, else that input's alone."""
+        if self._values is not None:
+            return float(self._values[0][i])
+        begun = time.perf_counter()
+        x = np.array([self.start + i], dtype=np.uint32).view(np.float32)
+        v, _, slow = reference.values(self.function, x)
+        self.n_slow += slow
+        self.seconds += time.perf_counter() - begun
+        return float(v[0])
+
     def replayed(self, key: str, y: np.ndarray) -> ImplStats | None:
         """replay.replayed's figures for y, its proofs counted as the reference's."""
         begun = time.perf_counter()
@@ -140,8 +151,10 @@ class _Reference:
 class _BlockScorer:
     """Each output of a block scored once: in closed form where the block's results are
     known and the output is those; as an alias where an earlier implementation returned the
-    very same floats (F.gelu and nn.GELU, eager and compiled); else against the reference,
-    in bit space first where several implementations share the rounded results."""
+    very same floats (F.gelu and nn.GELU, eager and compiled); without the reference where
+    every output is NaN (its errors are infinite whatever the exact values); else against
+    the reference, in bit space first where several implementations share the rounded
+    results."""
 
     def __init__(self, reference: _Reference, regions: Regions, known: Known | None,
                  run: Run, inputs: Inputs | None, alone: bool, replayable: bool):
@@ -163,6 +176,12 @@ class _BlockScorer:
             return known_figures(self.known, self.run, start, self.regions[0][0])
         if same := next((stats for seen, stats in self.scored if _same(y, seen)), None):
             return same  # |y - exact| alike (±0 too)
+        if every_nan(y):  # errors infinite whatever the exact values: one of them is needed
+            stats = nan_figures(len(y), start, self.regions)
+            stats = replace(stats, exact=self.reference.value_at(0))
+            if keep:
+                self.scored.append((y, stats))
+            return stats
         if self.replayable and (replayed := self.reference.replayed(key, y)) is not None:
             return replayed
         v, unit = self.reference.values()

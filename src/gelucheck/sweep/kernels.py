@@ -819,6 +819,27 @@ def _consecutive_words_then(bits, words, first, following):
     return bad == 0
 
 
+@njit(cache=True, nogil=True)
+def _nan_words(bits, words):
+    number = np.uint64(0)
+    for i in range(words.shape[0]):  # a NaN's magnitude lies above infinity's in each half
+        low, high = words[i] & _MAGNITUDE, (words[i] >> np.uint64(32)) & _MAGNITUDE
+        number |= np.uint64(low <= _INFINITY) | np.uint64(high <= _INFINITY)
+    for i in range(2 * words.shape[0], bits.shape[0]):  # an odd last one
+        number |= np.uint64((np.uint64(bits[i]) & _MAGNITUDE) <= _INFINITY)
+    return number == 0
+
+
+_MAGNITUDE = np.uint64(0x7FFFFFFF)
+_INFINITY = np.uint64(0x7F800000)
+
+
+def all_nan(bits):
+    """Whether every encoding is a float32 NaN, of either sign and any payload (a block of an
+    implementation's overflow, scored without the reference: scoring.nan_figures)."""
+    return bool(_nan_words(bits, _words(bits)))
+
+
 def constant(bits, value, mask):
     """Whether every encoding equals ``value`` in the bits of ``mask`` (0x7FFFFFFF: a zero
     of either sign where the result is a zero): a known run's results when they are one

@@ -115,6 +115,28 @@ def dense_figures(y: np.ndarray, v: np.ndarray, unit: np.ndarray, first: int,
                      tuple(counts.tolist()))
 
 
+def every_nan(y: np.ndarray) -> bool:
+    """Whether every output is NaN: an implementation's overflow (the tanh form's derivative
+    beyond |x| = 2^42 in torch and JAX). Read off the first output before the whole block."""
+    if not len(y) or not math.isnan(y[0]):
+        return False
+    if (compiled := loops.kernels()) is not None and y.dtype == np.float32:
+        return compiled.all_nan(y.view(np.uint32))
+    return bool(np.isnan(y).all())
+
+
+def nan_figures(n: int, first: int, regions: Regions) -> ImplStats:
+    """What dense_figures gives for n outputs that are all NaN (every_nan), without the
+    reference: every error infinite - none finite, none correctly rounded, the largest at each
+    region's first input -, the largest |y - v| NaN at the block's first, all of them in the
+    histogram's last bin. (The exact value at the worst input is the caller's.)"""
+    by_region = {name: Figures(s.stop - s.start, math.inf, first + s.start, 0.0, 0,
+                               s.stop - s.start) for name, s in regions}
+    counts = [0] * BINS
+    counts[-1] = n
+    return ImplStats(total(by_region.values()), by_region, math.nan, first, tuple(counts))
+
+
 class Rounded:
     """The correctly rounded float32 results of a block and what they score, so that an
     implementation is compared in bit space first: where its output is the correctly rounded
