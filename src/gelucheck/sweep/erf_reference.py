@@ -20,12 +20,16 @@ from .reference import SweepSpec
 
 FUNCTIONS = (ERF, ERFC)  # what its loops compute (the rows name this module)
 # |erf| >= ERF_FAR is 1 - 2.2e-17 inside (-1, 1); erfc from ERFC_RIGHT on is below 2^-200
-# (TAIL_FLOOR), erfc <= -ERF_FAR is 2 less 2.2e-17: closed forms there, no tiny part. Below
-# ERF_TINY erf's v is 2x/√π in float64 (tiny_block), whose product, unit and doubt scale with
-# x's binade exactly: those blocks replay an earlier binade's (sweep/replay.py)
+# (TAIL_FLOOR), erfc <= -ERF_FAR is 2 less 2.2e-17: closed forms there. Below ERF_TINY erf's
+# v is 2x/√π in float64 (tiny_block), whose product, unit and doubt scale with x's binade
+# exactly: those blocks replay an earlier binade's (sweep/replay.py). erfc below ERFC_TINY
+# rounds to 1 (|2x/√π| < 0.57·2^-25, under half its ulp either side), its error |2x/√π|
+# in ulps to 2^-53 (the next term, x²/3, relative): a closed form (known.py)
+ERFC_TINY = 2.0**-26
 SPECS = {ERF: SweepSpec(-ERF_FAR, ERF_FAR, scaled_below=ERF_TINY,
                        scaled_slope=TWO_OVER_SQRT_PI),
-         ERFC: SweepSpec(-ERF_FAR, ERFC_RIGHT)}
+         ERFC: SweepSpec(-ERF_FAR, ERFC_RIGHT, known_tiny=ERFC_TINY,
+                         tiny_slope=-TWO_OVER_SQRT_PI, tiny_power=1, tiny_value=1.0)}
 # The float64 value's error, relative, that the doubt test allows: glibc documents its
 # double erf and erfc within 1 and 2 ulps (2^-52, 2^-51) on x86_64; check_library holds the
 # library in use within BOUND / CHECK_MARGIN at every stored float32 sample.

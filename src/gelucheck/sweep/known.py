@@ -145,9 +145,13 @@ def _tiny_part(function: Function, x: Indexed) -> Known:
     if function.family == PDF:
         return Known(0, _encoding(PHI0), offset=_pdf_offset(), slope=slope, power=power,
                      unit=float(FLOAT32.ulp_of(np.float64(PHI0))))
-    if power == 1:  # Φ and GELU′: 1/2 + r, below 1/2 (binade [1/4, 1/2)) for x < 0
-        return Known(0, _encoding(0.5), slope=slope, power=1,
-                     unit=2.0**-25 if negative else 2.0**-24)
+    if power == 1:  # Φ and GELU′ 1/2 + r, erfc 1 + r: in the binade below the result
+        # (a power of two, float32's ulp 2^-23 of it above) where r < 0 - Φ's for x < 0,
+        # erfc's for x > 0
+        below = (slope > 0) == negative
+        ulp = facts.tiny_value * 2.0**-23
+        return Known(0, _encoding(facts.tiny_value), slope=slope, power=1,
+                     unit=ulp / 2 if below else ulp)
     # GELU: x/2 + r, r > 0; for x < 0 the exact value lies below |x/2|, which at a power of
     # two puts it in the binade below. x/2 is x's encoding with the exponent field one lower
     # (x/2 >= 2^-125 is normal).

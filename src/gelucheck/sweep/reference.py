@@ -37,6 +37,7 @@ class SweepSpec:
     known_tiny: float = 0.0
     tiny_slope: float = 0.0
     tiny_power: int = 0
+    tiny_value: float = 0.5  # the result there where tiny_power is 1: Φ's and GELU′'s 1/2, erfc's 1
     taylor: float | None = None  # x·(1/2 + taylor·x) for |x| < 2^-30 (the GELU forms)
     # normal |x| below it: v, unit and doubt at m·2^e are those at m·2^e0 scaled, exactly
     # (0: no such part; sweep/replay.py); the results there lie near scaled_slope·x
