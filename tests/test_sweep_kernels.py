@@ -631,35 +631,20 @@ def test_phis_own_fit_serves_right_of_zero_and_down_to_minus_5(monkeypatch):
     assert phi_table.DIRECT_LEFT == 5.0 and phi_table.PHI.intervals * phi_table.INTERVAL >= 9
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh"])  # (the tanh form's far
-# left begins at -12: -20 on is in it too)
-@pytest.mark.parametrize("start", [0x00000000, 0x80000000, 0x00400001, 0x807FF000, 0x00FFF000,
-                                   0x0C000000, 0x30800000 - 3000, 0xB0800000 - 3000,
-                                   # right of saturation (9 = 0x41100000), powers of two in it,
-                                   # up to the largest float32; the far left (-20 = 0xc1a00000)
-                                   0x41100001, 0x41800000 - 1500, 0x7F7FFFFF - 2999,
-                                   0xC1A00000, 0xC2000000 - 1500, 0xFF7FFFFF - 2999])
-def test_the_tiny_and_outer_parts_are_numpys_bit_for_bit(function, start, monkeypatch):
-    """|x| <= 2^-30 (zeros, odd subnormals whose GELU is a float32 tie, the edge at 2^-30,
-    both signs), the far left and right of saturation: the compiled loop gives the NumPy
-    path's values and units, bit for bit, and no close call."""
-    _kernels()
-    x = np.arange(start, start + 3000, dtype=np.uint32).view(np.float32)
-    assert reference.one_compiled_run(get_function(function), float(x[0]), float(x[-1]))
-    compiled = reference.values(function, x, monotone=True)
-    monkeypatch.setattr(loops, "kernels", lambda: None)
-    numpy = reference.values(function, x, monotone=True)
-    for a, b in zip(compiled[:2], numpy[:2]):
-        assert np.array_equal(a.view(np.int64), b.view(np.int64))
-    assert compiled[2] == numpy[2] == 0
-
-
-def _derivative_closed_form_starts():
-    """Blocks of 3000 encodings in each closed form of each derivative: |x| <= 2^-30 (both
-    signs, zeros, subnormals, the edge at 2^-30), the far left from its edge on and down to
-    the lowest float32, the flat right from its edge on and up to the largest."""
+def _closed_form_starts():
+    """Blocks of 3000 encodings in each closed form: for Φ and the GELU forms |x| <= 2^-30
+    (zeros, odd subnormals whose GELU is a float32 tie, the edge at 2^-30, both signs), the
+    right of saturation (9 = 0x41100000, powers of two in it, up to the largest float32) and
+    the far left (-20 = 0xc1a00000; the tanh form's begins at -12: -20 on is in it too); for
+    the derivatives (GELU′ of both forms, φ) |x| <= 2^-30, the far left from its edge on and
+    down to the lowest float32, the flat right from its edge on and up to the largest."""
     from gelucheck.sweep.edges import far_left, right_edge
 
+    for function in ("phi", "gelu", "gelu_tanh"):
+        for start in (0x00000000, 0x80000000, 0x00400001, 0x807FF000, 0x00FFF000, 0x0C000000,
+                      0x30800000 - 3000, 0xB0800000 - 3000, 0x41100001, 0x41800000 - 1500,
+                      0x7F7FFFFF - 2999, 0xC1A00000, 0xC2000000 - 1500, 0xFF7FFFFF - 2999):
+            yield function, start
     for function in ("phi_grad", "gelu_grad", "gelu_tanh_grad"):
         f = get_function(function)
         far = int(np.float32(far_left(f)).view(np.uint32))  # x <= far_left: far
@@ -669,11 +654,12 @@ def _derivative_closed_form_starts():
             yield function, start
 
 
-@pytest.mark.parametrize(("function", "start"), list(_derivative_closed_form_starts()))
-def test_the_derivatives_closed_forms_are_numpys_bit_for_bit(function, start, monkeypatch):
-    """GELU′ of both forms and φ where their values are closed forms: the compiled loops
-    (for an implementation that misses them: NaN beyond |x| = 2^42 in the tanh form's)
-    give the NumPy path's values and units, bit for bit, and no close call."""
+@pytest.mark.parametrize(("function", "start"), list(_closed_form_starts()))
+def test_the_closed_forms_parts_are_numpys_bit_for_bit(function, start, monkeypatch):
+    """Where the values are closed forms, for an implementation that misses them (torch's
+    GELU overflows near the largest float32, the tanh form's derivative is NaN beyond
+    |x| = 2^42 in torch and JAX): the compiled loop gives the NumPy path's values and units,
+    bit for bit, and no close call."""
     _kernels()
     x = np.arange(start, start + 3000, dtype=np.uint32).view(np.float32)
     f = get_function(function)

@@ -121,7 +121,7 @@ def every_nan(y: np.ndarray) -> bool:
     if not len(y) or not math.isnan(y[0]):
         return False
     if (compiled := loops.kernels()) is not None and y.dtype == np.float32:
-        return compiled.all_nan(y.view(np.uint32))
+        return bool(compiled.all_nan(y.view(np.uint32)))
     return bool(np.isnan(y).all())
 
 
