@@ -152,6 +152,8 @@ def test_outputs_all_nan_score_as_measured_without_the_reference(function, start
     input); a block NaN but for its last output is measured."""
     from gelucheck.backends import load_user
 
+    if function == "erf":
+        pytest.importorskip("numba", reason="the erf family's sweep reference is compiled")
     monkeypatch.syspath_prepend(str(Path(__file__).parent))
     impls = [load_user(f"sweep_impls:{name}", function) for name in names]
     fast = chunk.evaluate(impls, function, start, start + 2000)
