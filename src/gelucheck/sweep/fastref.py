@@ -612,18 +612,19 @@ def compiled_run(function: Function, x: np.ndarray
     # largest float32; the tanh form's derivative is NaN for |x| beyond 2^42 in torch and
     # JAX) is measured in float64, not by mpmath
     if -TINY < first <= TINY:
-        if function in CLOSED_FORMS or function.family == DERIVATIVE:  # 1/2 + c·x for GELU′
-            taylor = SPECS[function].taylor if function in CLOSED_FORMS else K
-            compiled.tiny_block(x, function in CLOSED_FORMS and function != PHI, taylor, v,
-                                unit)
-        else:  # φ(0)
+        if function.family == PDF:  # φ(0)
             compiled.sides_block(x, PHI0, _PHI0_UNIT, PHI0, _PHI0_UNIT, v, unit)
+        else:  # the GELU forms' x·(1/2 + c·x); Φ's 1/2 + φ(0)·x, GELU′'s 1/2 + √(2/π)·x
+            gelu = function in CLOSED_FORMS and function != PHI
+            taylor = SPECS[function].taylor if function in CLOSED_FORMS else K
+            compiled.tiny_block(x, gelu, taylor, v, unit)
     elif _outer(function, first, last):
         if function in CLOSED_FORMS:
             compiled.outer_block(x, far_reference(function), function != PHI, v, unit)
-        else:
-            compiled.sides_block(x, far_reference(function), QUANTUM, *_FLAT[function.family],
-                                 v, unit)
+        else:  # the derivatives' far left and flat right, as _fill_smooth fills them
+            flat_unit = QUANTUM if function.family == PDF else 2.0**-23
+            compiled.sides_block(x, far_reference(function), QUANTUM,
+                                 float(right_reference(function, x)), flat_unit, v, unit)
     else:
         return v, unit, _compiled_middle(function, x, v, unit)
     return v, unit, np.zeros(len(x), dtype=np.bool_)  # no value there is in doubt
@@ -631,7 +632,5 @@ def compiled_run(function: Function, x: np.ndarray
 
 QUANTUM = 2.0**FLOAT32.quantum_exponent
 _PHI0_UNIT = float(FLOAT32.ulp_of(np.float64(PHI0)))
-# the derivatives' flat right, as _fill_smooth fills it: (v, unit)
-_FLAT = {DERIVATIVE: (ONE_UP, 2.0**-23), PDF: (TAIL_FLOOR, QUANTUM)}
 
 

@@ -889,7 +889,7 @@ def product_deltas(bits, first, slope, delta):
     the extremes returned say so); returns (the lowest and highest exponent field of the
     outputs and products, the smallest and largest difference). Two-operand minima and
     maxima of one type: the loop vectorizes."""
-    field = np.uint32(0x7F800000)
+    field = FLOAT32_EXPONENT
     low, high = field, np.uint32(0)
     least, most = np.int64(0), np.int64(0)
     for i in range(bits.shape[0]):
