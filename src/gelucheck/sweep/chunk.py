@@ -151,10 +151,11 @@ class _Reference:
 class _BlockScorer:
     """Each output of a block scored once: in closed form where the block's results are
     known and the output is those; as an alias where an earlier implementation returned the
-    very same floats (F.gelu and nn.GELU, eager and compiled); without the reference where
-    every output is NaN (its errors are infinite whatever the exact values); else against
-    the reference, in bit space first where several implementations share the rounded
-    results."""
+    very same floats (F.gelu and nn.GELU, eager and compiled); without a comparison where
+    every output is NaN (its errors are infinite whatever the exact values: a block whose
+    reference waits for its first need - closed-form, replayable - never computes it); else
+    against the reference, in bit space first where several implementations share the
+    rounded results."""
 
     def __init__(self, reference: _Reference, regions: Regions, known: Known | None,
                  run: Run, inputs: Inputs | None, alone: bool, replayable: bool):

@@ -836,7 +836,7 @@ _INFINITY = np.uint64(0x7F800000)
 
 def all_nan(bits):
     """Whether every encoding is a float32 NaN, of either sign and any payload (a block of an
-    implementation's overflow, scored without the reference: scoring.nan_figures)."""
+    implementation's overflow, scored without a comparison: scoring.nan_figures)."""
     return bool(_nan_words(bits, _words(bits)))
 
 
