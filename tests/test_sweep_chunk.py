@@ -169,6 +169,23 @@ def test_a_run_of_known_spans_scores_as_its_spans_do(function, start, spans):
                                     for a, b in _spans([(start, stop, True)])]))
 
 
+def test_a_whole_known_task_is_planned_as_its_spans_merge():
+    """block_plan takes a task wholly in one closed-form part and one region as one run at
+    once: the plan is the one made span by span, for every task of 2^24 of every sweepable
+    function (the far left, the right, the tiny binades and the middle alike), and for
+    ranges that begin or end inside a span."""
+    from gelucheck.functions import FUNCTIONS
+
+    ranges = [(a, min(a + (1 << 24), b)) for a, b in chunk.finite_ranges()
+              for a in range(a, b, 1 << 24)]
+    ranges += [(0x41C01234, 0x41C01234 + 3 * chunk.KNOWN_SPAN), (0x2B800001, 0x2B900000)]
+    for f in (f for f in FUNCTIONS.values() if f.no_sweep is None):
+        for start, stop in ranges:
+            assert chunk.block_plan(f, start, stop) == chunk._span_plan(f, start, stop), (
+                f.name, hex(start))
+        assert chunk.block_plan(f, 5, 5) == []
+
+
 @pytest.mark.parametrize("start", [0x41C00000,  # x = 24..: x itself, consecutive encodings
                                    0xC1C00000,  # the far left: one constant, -0
                                    0x3F800000])  # x = 1..: the middle, against the reference
