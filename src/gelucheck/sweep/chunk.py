@@ -84,7 +84,7 @@ def block_plan(function: Function, start: int, stop: int) -> list[tuple[int, int
         first, last = FLOAT32.value_of(start), FLOAT32.value_of(stop - 1)
         if is_known(function, first, last) and _one_region(first, last):
             return [(start, stop, True)]  # what _span_plan's spans merge into (the far
-            # left, the right, one tiny binade: most tasks), without a test per span
+            # left, the right: half of GELU's tasks), without a test per span
     return _span_plan(function, start, stop)
 
 
