@@ -19,8 +19,13 @@ def kernels():
 def erf_kernels():
     """The compiled loops of erf's and erfc's reference (sweep/erf_kernels.py), where
     kernels() has numba; else None (the erf family's sweep has no NumPy path)."""
-    if kernels() is None:
-        return None
+    return None if kernels() is None else _erf_module()
+
+
+@cache
+def _erf_module():
+    """erf_kernels' module, imported once (the import statement had run at each call,
+    several a block)."""
     from . import erf_kernels as compiled
 
     return compiled
