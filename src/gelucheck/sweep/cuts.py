@@ -5,6 +5,7 @@ long as a comparison pass, for a few binary searches."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -30,10 +31,19 @@ def in_dtype(edges: Sequence[float], dtype: np.dtype, side: Side = "left") -> np
     return out
 
 
+@lru_cache(maxsize=256)
+def _edges_in(edges: tuple[float, ...], dtype: np.dtype, side: Side) -> np.ndarray:
+    """in_dtype, read-only, made once per set of edges: a block's few searches cost less
+    than converting the edges each time."""
+    out = in_dtype(edges, dtype, side)
+    out.flags.writeable = False
+    return out
+
+
 def sorted_cuts(x: np.ndarray, edges: Sequence[float], side: Side = "left") -> list[int]:
     """np.searchsorted(x, edges, side) for an ascending x (a reversed view is searched as it
     is, without a copy)."""
-    return np.searchsorted(x, in_dtype(edges, x.dtype, side), side).tolist()
+    return np.searchsorted(x, _edges_in(tuple(edges), x.dtype, side), side).tolist()
 
 
 def value_parts(x: np.ndarray, edges: Sequence[float]) -> list[tuple[int, int]]:
