@@ -79,6 +79,9 @@ SPECS = {
     GELU_TANH_GRAD: SweepSpec(-12.0, 9.0, 2.0**-26, K, 1),
 }
 
+QUANTUM = 2.0**FLOAT32.quantum_exponent  # float32's smallest ulp: the far left's unit
+_PHI0_UNIT = float(FLOAT32.ulp_of(np.float64(PHI0)))  # φ's near 0
+
 RELATIVE_BOUND = 2.0**-40
 # The compiled Φ and GELU (kernels.phi_block) err by at most this, relative: measured against
 # mpmath, 2^-50.5 at worst (200 random inputs in each interval of the table, both signs;
@@ -143,13 +146,12 @@ def _uncertain(v: np.ndarray) -> np.ndarray:
     # below float32's normal range the quantum is fixed: test against it directly
     small = np.abs(v) < FLOAT32.smallest_normal
     if small.any():
-        q = 2.0**FLOAT32.quantum_exponent
         vs = v[small]
-        steps = np.round(vs / q)
-        residual = np.abs(vs - steps * q)
+        steps = np.round(vs / QUANTUM)
+        residual = np.abs(vs - steps * QUANTUM)
         bound = RELATIVE_BOUND * FLOAT32.smallest_normal
         # near 0 itself the side is the value's sign (_off_zero keeps it off 0)
-        doubt[small] = ((residual > 0.5 * q - bound) | ((residual < bound) & (steps != 0))
+        doubt[small] = ((residual > 0.5 * QUANTUM - bound) | ((residual < bound) & (steps != 0))
                         ) & (vs != 0)
     return doubt
 
@@ -264,11 +266,11 @@ def _fill_smooth(function: Function, x64: np.ndarray, v: np.ndarray,
         x64, [far_left(function), -TINY, TINY, right_edge(function)], "right"))
     far, tiny, flat = slice(0, a), slice(b, c), slice(d, len(x64))
     v[far] = far_reference(function)
-    unit[far] = 2.0**FLOAT32.quantum_exponent
+    unit[far] = QUANTUM
     v[flat] = right_reference(function, x64[flat])
     if function.family == PDF:
-        v[tiny], unit[tiny] = PHI0, FLOAT32.ulp_of(np.float64(PHI0))
-        unit[flat] = 2.0**FLOAT32.quantum_exponent
+        v[tiny], unit[tiny] = PHI0, _PHI0_UNIT
+        unit[flat] = QUANTUM
     else:
         v[tiny] = 0.5 + x64[tiny] * K  # √(2/π) = 2φ(0) for both forms
         _off_half(v[tiny], x64[tiny])
@@ -316,7 +318,7 @@ def fill(function: Function, x64: np.ndarray, v: np.ndarray, unit: np.ndarray) -
     parts = _parts(x64, function)
     far, tiny, high = parts["far"], parts["tiny"], parts["high"]
     v[far] = far_reference(function)
-    unit[far] = 2.0**FLOAT32.quantum_exponent
+    unit[far] = QUANTUM
     v[high] = right_reference(function, x64[high])
     if function.family == CDF:
         v[tiny] = 0.5 + x64[tiny] * PHI0
@@ -628,9 +630,5 @@ def compiled_run(function: Function, x: np.ndarray
     else:
         return v, unit, _compiled_middle(function, x, v, unit)
     return v, unit, np.zeros(len(x), dtype=np.bool_)  # no value there is in doubt
-
-
-QUANTUM = 2.0**FLOAT32.quantum_exponent
-_PHI0_UNIT = float(FLOAT32.ulp_of(np.float64(PHI0)))
 
 
