@@ -301,3 +301,24 @@ def nan_but_last(x):
     y = all_nan(x)
     y[-1] = 0
     return y
+
+
+def all_inf(x):
+    """+inf for every input: torch's GELU from 2^127 on."""
+    return np.full(len(x), np.inf, dtype=np.float32)
+
+
+def inf_then_nan(x):
+    """-inf, then NaN from the 7th input on in every 5th, the rest +inf: the largest |y - v|
+    is the first NaN's, not the first output's."""
+    y = all_inf(x)
+    y[0] = -np.inf
+    y[7::5] = np.nan
+    return y
+
+
+def inf_but_last(x):
+    """+inf for every input but the last, which is 0."""
+    y = all_inf(x)
+    y[-1] = 0
+    return y

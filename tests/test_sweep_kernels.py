@@ -471,20 +471,24 @@ def test_the_inputs_tests_find_any_changed_encoding(first, following, n, offset)
 
 @pytest.mark.parametrize("offset", [0, 1, -1])
 @pytest.mark.parametrize("n", [1000, 999, 2, 1])
-def test_the_all_nan_test_finds_any_number(n, offset):
-    """kernels.all_nan: NaNs of either sign and any payload pass; one infinity, zero, largest
-    float32 or smallest subnormal anywhere fails."""
+def test_the_non_finite_test_finds_any_number(n, offset):
+    """kernels.all_non_finite: NaNs and infinities of either sign, NaNs of any payload, pass;
+    a zero, the largest float32 or the smallest subnormal anywhere fails."""
     k = _kernels()
     rng = np.random.default_rng(n)
     nans = rng.integers(0x7F800001, 0x80000000, n, dtype=np.uint64).astype(np.uint32)
     nans[::2] |= np.uint32(0x80000000)
-    assert k.all_nan(_placed(nans.copy(), offset))
-    for number in (0x7F800000, 0xFF800000, 0x00000000, 0x7F7FFFFF, 0x00000001):
+    for infinity in (None, 0x7F800000, 0xFF800000):
+        bits = _placed(nans.copy(), offset)
+        if infinity is not None:
+            bits[n // 3::3] = infinity
+        assert k.all_non_finite(bits)
+    for number in (0x00000000, 0x80000000, 0x7F7FFFFF, 0xFF7FFFFF, 0x00000001):
         for changed in {0, n // 2, n - 1}:
             bits = _placed(nans.copy(), offset)
             bits[changed] = number
-            assert not k.all_nan(bits)
-            assert not np.isnan(bits.view(np.float32)).all()
+            assert not k.all_non_finite(bits)
+            assert np.isfinite(bits.view(np.float32)).any()
 
 
 @pytest.mark.parametrize("offset", [0, 1, -1])

@@ -141,15 +141,18 @@ def test_a_block_scored_without_the_reference_equals_one_measured(function, wher
 @pytest.mark.parametrize(("function", "start"), [
     ("gelu_tanh_grad", 0x3F800000 - 1000),  # across x = 1: two regions
     ("gelu_tanh_grad", 0xD5000000),  # the far left, where torch's and JAX's overflow
+    ("gelu", 0x7F000000),  # the saturated right from 2^127, where torch's GELU overflows
     ("erf", 0x3E000000),  # erf's fit
     ("erf", 0x2A000000)])  # below 2^-30, where a block may be replayed
 @pytest.mark.parametrize("names", [["all_nan"], ["all_nan", "nan_but_last"],
-                                   ["nan_but_last", "all_nan"]])
-def test_outputs_all_nan_score_as_measured_without_the_reference(function, start, names,
-                                                                 monkeypatch):
-    """Where every output is NaN the block's figures are what measuring each output gives
-    (every error infinite, the first NaN the largest |y - v|, the exact value at the first
-    input); a block NaN but for its last output is measured."""
+                                   ["nan_but_last", "all_nan"], ["all_inf"],
+                                   ["inf_then_nan", "inf_but_last"], ["inf_but_last", "all_inf"]])
+def test_outputs_all_nan_or_infinite_score_as_measured_without_the_reference(
+        function, start, names, monkeypatch):
+    """Where every output is NaN or infinite the block's figures are what measuring each
+    output gives (every error infinite, the first NaN the largest |y - v|, else the first
+    output, the exact value at the first input); a block such but for its last output is
+    measured."""
     from gelucheck.backends import load_user
 
     if function == "erf":
@@ -158,12 +161,18 @@ def test_outputs_all_nan_score_as_measured_without_the_reference(function, start
     impls = [load_user(f"sweep_impls:{name}", function) for name in names]
     fast = chunk.evaluate(impls, function, start, start + 2000)
     with monkeypatch.context() as m:
-        m.setattr(chunk, "every_nan", lambda y: False)
+        m.setattr(chunk, "every_error_infinite", lambda y: False)
         measured = chunk.evaluate(impls, function, start, start + 2000)
     assert json.dumps(plain(fast), sort_keys=True) == json.dumps(plain(measured), sort_keys=True)
-    figures = fast.implementations[f"user:sweep_impls:all_nan/{function}"]
+    name = names[0] if "but_last" not in names[0] else names[1]
+    figures = fast.implementations[f"user:sweep_impls:{name}/{function}"]
     assert figures.whole.n_finite == 0 and figures.histogram[-1] == 2000
-    assert math.isnan(figures.max_abs) and figures.max_abs_bits == start
+    assert figures.whole.max_ulp == math.inf and figures.whole.worst_bits == start
+    if name == "all_inf":  # hand-derived: |inf - v| at the first input
+        assert figures.max_abs == math.inf and figures.max_abs_bits == start
+    else:  # the first NaN: the first input's, or inf_then_nan's 8th
+        assert math.isnan(figures.max_abs)
+        assert figures.max_abs_bits == start + (7 if name == "inf_then_nan" else 0)
 
 
 def test_outputs_seen_before_in_a_block_are_scored_once(monkeypatch):

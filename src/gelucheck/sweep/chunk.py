@@ -18,7 +18,14 @@ from . import reference, replay
 from .cuts import value_parts
 from .inputs import KNOWN_SPAN, Call, Inputs, Run, call, encodings
 from .known import Known, is_known, known_part
-from .scoring import Regions, Rounded, dense_figures, every_nan, known_figures, nan_figures
+from .scoring import (
+    Regions,
+    Rounded,
+    dense_figures,
+    every_error_infinite,
+    infinite_figures,
+    known_figures,
+)
 from .stats import ChunkStats, ImplFailure, ImplStats, Outcome, key_of
 
 _BOUNDS = [bound for _, lo, hi in REGIONS for bound in (lo, hi)]
@@ -162,8 +169,9 @@ class _BlockScorer:
     """Each output of a block scored once: in closed form where the block's results are
     known and the output is those; as an alias where an earlier implementation returned the
     very same floats (F.gelu and nn.GELU, eager and compiled); without a comparison where
-    every output is NaN (its errors are infinite whatever the exact values: a block whose
-    reference waits for its first need - closed-form, replayable - never computes it); else
+    every output is NaN or infinite (its errors are infinite whatever the exact values: a
+    block whose reference waits for its first need - closed-form, replayable - never
+    computes it); else
     against the reference, in bit space first where several implementations share the
     rounded results."""
 
@@ -187,8 +195,8 @@ class _BlockScorer:
             return known_figures(self.known, self.run, start, self.regions[0][0])
         if same := next((stats for seen, stats in self.scored if _same(y, seen)), None):
             return same  # |y - exact| alike (±0 too)
-        if every_nan(y):  # errors infinite whatever the exact values: one of them is needed
-            stats = nan_figures(len(y), start, self.regions)
+        if every_error_infinite(y):  # whatever the exact values: one of them is needed
+            stats = infinite_figures(y, start, self.regions)
             stats = replace(stats, exact=self.reference.value_at(0))
             if keep:
                 self.scored.append((y, stats))

@@ -824,13 +824,13 @@ def _consecutive_words_then(bits, words, first, following):
 
 
 @njit(cache=True, nogil=True)
-def _nan_words(bits, words):
+def _non_finite_words(bits, words):
     number = np.uint64(0)
-    for i in range(words.shape[0]):  # a NaN's magnitude lies above infinity's in each half
+    for i in range(words.shape[0]):  # NaN's and infinity's magnitudes: infinity's and above
         low, high = words[i] & _MAGNITUDE, (words[i] >> np.uint64(32)) & _MAGNITUDE
-        number |= np.uint64(low <= _INFINITY) | np.uint64(high <= _INFINITY)
+        number |= np.uint64(low < _INFINITY) | np.uint64(high < _INFINITY)
     for i in range(2 * words.shape[0], bits.shape[0]):  # an odd last one
-        number |= np.uint64((np.uint64(bits[i]) & _MAGNITUDE) <= _INFINITY)
+        number |= np.uint64((np.uint64(bits[i]) & _MAGNITUDE) < _INFINITY)
     return number == 0
 
 
@@ -838,10 +838,11 @@ _MAGNITUDE = np.uint64(0x7FFFFFFF)
 _INFINITY = np.uint64(0x7F800000)
 
 
-def all_nan(bits):
-    """Whether every encoding is a float32 NaN, of either sign and any payload (a block of an
-    implementation's overflow, scored without a comparison: scoring.nan_figures)."""
-    return bool(_nan_words(bits, _words(bits)))
+def all_non_finite(bits):
+    """Whether every encoding is a float32 NaN or infinity, of either sign and any payload
+    (a block of an implementation's overflow, scored without a comparison:
+    scoring.infinite_figures)."""
+    return bool(_non_finite_words(bits, _words(bits)))
 
 
 def constant(bits, value, mask):

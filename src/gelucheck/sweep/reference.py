@@ -227,5 +227,5 @@ def warm(functions: Iterable[str | Function] | None = None) -> float | None:
         compiled.constant(y_bits, np.uint32(1), np.uint32(0x7FFFFFFF))
         compiled.near_product(y_bits, np.uint32(1), np.float32(1), delta)
         compiled.product_deltas(y_bits, np.uint32(1), np.float32(1), delta)
-        compiled.all_nan(y_bits)
+        compiled.all_non_finite(y_bits)
     return time.perf_counter() - begun

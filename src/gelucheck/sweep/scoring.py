@@ -115,26 +115,33 @@ def dense_figures(y: np.ndarray, v: np.ndarray, unit: np.ndarray, first: int,
                      tuple(counts.tolist()))
 
 
-def every_nan(y: np.ndarray) -> bool:
-    """Whether every output is NaN: an implementation's overflow (the tanh form's derivative
-    beyond |x| = 2^42 in torch and JAX). Read off the first output before the whole block."""
-    if not len(y) or not math.isnan(y[0]):
+def every_error_infinite(y: np.ndarray) -> bool:
+    """Whether every output is NaN or infinite, so that every error is infinite whatever the
+    exact values, which are numbers for every sweepable function: an implementation's
+    overflow (torch's GELU from 2^127 on, the tanh form's derivative beyond |x| = 2^42 in
+    torch and JAX). Read off the first output before the whole block."""
+    if not len(y) or math.isfinite(y[0]):
         return False
     if (compiled := loops.kernels()) is not None and y.dtype == np.float32:
-        return bool(compiled.all_nan(y.view(np.uint32)))
-    return bool(np.isnan(y).all())
+        return bool(compiled.all_non_finite(y.view(np.uint32)))
+    return not np.isfinite(y).any()
 
 
-def nan_figures(n: int, first: int, regions: Regions) -> ImplStats:
-    """What dense_figures gives for n outputs that are all NaN (every_nan), without the
-    reference: every error infinite - none finite, none correctly rounded, the largest at each
-    region's first input -, the largest |y - v| NaN at the block's first, all of them in the
-    histogram's last bin. (The exact value at the worst input is the caller's.)"""
+def infinite_figures(y: np.ndarray, first: int, regions: Regions) -> ImplStats:
+    """What dense_figures gives for outputs y that are all NaN or infinite
+    (every_error_infinite), without the reference: every error infinite - none finite, none
+    correctly rounded, the largest at each region's first input -, the largest |y - v| NaN
+    at the first NaN output, where one is, else infinite at the block's first, all of them
+    in the histogram's last bin. (The exact value at the worst input is the caller's.)"""
+    n = len(y)
     by_region = {name: Figures(s.stop - s.start, math.inf, first + s.start, 0.0, 0,
                                s.stop - s.start) for name, s in regions}
     counts = [0] * BINS
     counts[-1] = n
-    return ImplStats(total(by_region.values()), by_region, math.nan, first, tuple(counts))
+    nan = np.isnan(y)
+    at = int(np.argmax(nan)) if nan.any() else 0  # (np.argmax's choice: the first NaN)
+    return ImplStats(total(by_region.values()), by_region, math.nan if nan[at] else math.inf,
+                     first + at, tuple(counts))
 
 
 class Rounded:
