@@ -171,9 +171,8 @@ class _BlockScorer:
     very same floats (F.gelu and nn.GELU, eager and compiled); without a comparison where
     every output is NaN or infinite (its errors are infinite whatever the exact values: a
     block whose reference waits for its first need - closed-form, replayable - never
-    computes it); else
-    against the reference, in bit space first where several implementations share the
-    rounded results."""
+    computes it); else against the reference, in bit space first where several
+    implementations share the rounded results."""
 
     def __init__(self, reference: _Reference, regions: Regions, known: Known | None,
                  run: Run, inputs: Inputs | None, alone: bool, replayable: bool):

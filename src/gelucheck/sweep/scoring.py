@@ -124,7 +124,7 @@ def every_error_infinite(y: np.ndarray) -> bool:
         return False
     if (compiled := loops.kernels()) is not None and y.dtype == np.float32:
         return bool(compiled.all_non_finite(y.view(np.uint32)))
-    return not np.isfinite(y).any()
+    return not bool(np.isfinite(y).any())
 
 
 def infinite_figures(y: np.ndarray, first: int, regions: Regions) -> ImplStats:
