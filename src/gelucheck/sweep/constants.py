@@ -2,6 +2,8 @@
 in a module of their own, so that neither imports the other for them."""
 import math
 
+from ..formats import FLOAT32
+
 PHI0 = 1 / math.sqrt(2 * math.pi)
 K = math.sqrt(2 / math.pi)
 CUBIC = 0.044715
@@ -21,6 +23,7 @@ ONE_DOWN = 1.0 - 2.0**-53
 ONE_UP = 1.0 + 2.0**-52
 TAIL_FLOOR = 2.0**-200
 
+QUANTUM = 2.0**FLOAT32.quantum_exponent  # float32's smallest ulp: the far left's unit
 DROPPED = 52 - 23  # float64 fraction bits below float32's last place, for normal float32
 
 # erf and erfc (sweep/erf_reference.py): 2/√π, the tiny part's slope; where float32 results

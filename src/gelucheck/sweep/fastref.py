@@ -50,6 +50,7 @@ from .constants import (
     DROPPED,
     ONE_UP,
     PHI0,
+    QUANTUM,
     TAIL_FLOOR,
     K,
 )
@@ -79,7 +80,6 @@ SPECS = {
     GELU_TANH_GRAD: SweepSpec(-12.0, 9.0, 2.0**-26, K, 1),
 }
 
-QUANTUM = 2.0**FLOAT32.quantum_exponent  # float32's smallest ulp: the far left's unit
 _PHI0_UNIT = float(FLOAT32.ulp_of(np.float64(PHI0)))  # φ's near 0
 
 RELATIVE_BOUND = 2.0**-40

@@ -18,7 +18,7 @@ from numba.core import types
 from numba.extending import intrinsic
 
 from ..formats import FLOAT32
-from .constants import CUBIC, DROPPED, FRACTION_MASK, ONE_DOWN, ONE_UP, PHI0, TAIL_FLOOR, K
+from .constants import CUBIC, DROPPED, FRACTION_MASK, ONE_DOWN, ONE_UP, PHI0, QUANTUM, TAIL_FLOOR, K
 from .phi_table import PHI, R
 
 TERMS = R.terms
@@ -68,7 +68,6 @@ EXPONENT_FIELD = 0x7FF << 52
 UNIT_FLOOR = (FLOAT32.quantum_exponent + 1023) << 52
 PRECISION_SHIFT = (FLOAT32.precision - 1) << 52
 SMALLEST_NORMAL = FLOAT32.smallest_normal
-QUANTUM = 2.0**FLOAT32.quantum_exponent
 PHI_RIGHT_UNIT = 2.0**-24  # Φ in (1/2, 1)
 ABOVE_ONE_UNIT = 2.0**-23  # GELU′ in (1, 2)
 ONE_BITS = 0x3FF0000000000000  # 1.0's encoding

@@ -139,7 +139,7 @@ def infinite_figures(y: np.ndarray, first: int, regions: Regions) -> ImplStats:
     counts = [0] * BINS
     counts[-1] = n
     nan = np.isnan(y)
-    at = int(np.argmax(nan)) if nan.any() else 0  # (np.argmax's choice: the first NaN)
+    at = int(np.argmax(nan))  # np.argmax's choice: the first NaN, else the first output
     return ImplStats(total(by_region.values()), by_region, math.nan if nan[at] else math.inf,
                      first + at, tuple(counts))
 
