@@ -191,3 +191,53 @@ def test_search_reference_rate_prints_each_path_beside_arb():
         "a whole cell's value and error in one loop",
         "the same, each segment built first (cold)"]
     assert rows[0][2] == "1.0" and all(float(r[1]) > 0 for r in rows)
+
+
+def _every_ratio(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPTS / "sweep-every-ratio.py"), *argv],
+                          text=True, capture_output=True, timeout=600)
+
+
+@pytest.mark.slow
+def test_sweep_every_ratio_lists_each_implementation_with_its_profile():
+    """One row per implementation the registry offers of the function, highest ratio first,
+    each ratio its total over the implementation's own time, marked where above the limit."""
+    from gelucheck.backends.registry import select
+    from gelucheck.functions import get_function
+
+    offered = {f"{i.backend}:{i.name}" for i in select(["torch"], [get_function("erf")])
+               .implementations}
+    done = _every_ratio("--backend", "torch", "--function", "erf", "--range",
+                        "0x3d000000:0x3d080000", "--limit", "1.0")
+    assert done.returncode == 0, done.stderr
+    rows = re.findall(r"^\| (\S+) erf \| ([\d.]+)x( \(above 1.0\))? \| ([\d.]+) \| ([\d.]+) \|$",
+                      done.stdout, re.M)
+    assert {r[0] for r in rows} == offered and len(rows) == len(offered)
+    ratios = [float(r[1]) for r in rows]
+    assert ratios == sorted(ratios, reverse=True)
+    for _, ratio, mark, total, own in rows:
+        assert float(ratio) == pytest.approx(float(total) / float(own), abs=0.02)
+        assert bool(mark) == (float(ratio) > 1.0)
+    assert f"{len(rows)} sweeps measured" in done.stdout
+
+
+def test_sweep_every_ratio_shows_a_failed_sweep_as_not_measured():
+    """A sweep that cannot run (a range of NaN encodings only) is a row of its own, failed
+    with the sweep's reason, and the script exits 1."""
+    done = _every_ratio("--backend", "torch", "--function", "erf", "--range",
+                        "0x7fc00000:0x7fc00010")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert re.search(r"^\| torch:erf erf \| failed \(exit \d\): .*only inf and NaN .*\| "
+                     r"not measured \| not measured \|$", done.stdout, re.M), done.stdout
+    assert "0 sweeps measured" in done.stdout
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--function", "erf", "--function", "erf"], "--function erf given twice"),
+    (["--backend", "torch", "--backend", "torch"], "--backend torch given twice"),
+    (["--backend", "nosuch"], "unknown backend 'nosuch'; valid choices: numpy"),
+])
+def test_sweep_every_ratio_refuses_bad_input_before_any_sweep(argv, said):
+    done = _every_ratio(*argv)
+    assert done.returncode == 2 and said in done.stderr, done.stderr
+    assert "|" not in done.stdout
