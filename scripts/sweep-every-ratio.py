@@ -17,8 +17,9 @@ import subprocess
 import sys
 
 from gelucheck.backends.registry import select
-from gelucheck.errors import UsageError
+from gelucheck.errors import UsageError, refuse_repeats
 from gelucheck.functions import FUNCTIONS, get_function
+from gelucheck.sweep.runner import parse_range
 
 # the profile's last figures line: "  total 0.0174 = 1.63 x the implementations' own time; ..."
 TOTAL = re.compile(r"^  total ([\d.]+) = ([\d.]+) x the implementations' own time", re.M)
@@ -38,12 +39,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--range", help="START:STOP in hex, passed to each sweep (default: all)")
     parser.add_argument("--limit", type=float, default=1.5,
                         help="the ratio above which a sweep is marked (default: 1.5)")
-    args = parser.parse_args(argv)
-    for option, given in (("--function", args.function), ("--backend", args.backend)):
-        twice = sorted({g for g in given or () if given.count(g) > 1})
-        if twice:  # sweeping it once would drop the other silently
-            parser.error(f"{option} {twice[0]} given twice")
-    return args
+    return parser.parse_args(argv)
 
 
 def profile(spec: str, function: str, span: str | None) -> tuple[float, float, float] | str:
@@ -61,9 +57,13 @@ def profile(spec: str, function: str, span: str | None) -> tuple[float, float, f
 def main(argv: list[str]) -> int:
     args = parse(argv)
     functions = [get_function(f) for f in args.function or sweepable()]
-    try:
-        chosen = select(args.backend, functions)
-    except UsageError as exc:  # an unknown backend, with the valid names
+    try:  # each refusal before the first sweep, as the sweep's own
+        refuse_repeats("--function", args.function)
+        refuse_repeats("--backend", args.backend)
+        if args.range is not None:
+            parse_range(args.range)
+        chosen = select(args.backend, functions)  # an unknown backend: the valid names
+    except UsageError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     for name, why in chosen.unavailable:

@@ -2,6 +2,7 @@
 on one task in 48 (each kind of block among them: runs of the closed forms near zero, far
 left and right, the middle and the subnormals): they reach into the sweep's internals, which
 change under them."""
+import importlib.util
 import re
 import subprocess
 import sys
@@ -221,21 +222,42 @@ def test_sweep_every_ratio_lists_each_implementation_with_its_profile():
     assert f"{len(rows)} sweeps measured" in done.stdout
 
 
-def test_sweep_every_ratio_shows_a_failed_sweep_as_not_measured():
-    """A sweep that cannot run (a range of NaN encodings only) is a row of its own, failed
-    with the sweep's reason, and the script exits 1."""
-    done = _every_ratio("--backend", "torch", "--function", "erf", "--range",
-                        "0x7fc00000:0x7fc00010")
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert re.search(r"^\| torch:erf erf \| failed \(exit \d\): .*only inf and NaN .*\| "
-                     r"not measured \| not measured \|$", done.stdout, re.M), done.stdout
-    assert "0 sweeps measured" in done.stdout
+def _every_ratio_module():
+    spec = importlib.util.spec_from_file_location("sweep_every_ratio",
+                                                  SCRIPTS / "sweep-every-ratio.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sweep_every_ratio_reads_a_refused_sweep_as_failed():
+    """The sweep's own refusal (an implementation torch does not offer) is read as a
+    failure with its reason, not as figures."""
+    said = _every_ratio_module().profile("torch:nosuch", "erf", None)
+    assert isinstance(said, str), said
+    assert re.fullmatch(r"failed \(exit [1-9]\d*\): .*unknown implementation 'torch:nosuch'.*",
+                        said), said
+
+
+def test_sweep_every_ratio_shows_a_failed_sweep_as_not_measured(monkeypatch, capsys):
+    """A sweep that failed is a row of its own, not measured, beside the measured ones, and
+    the script exits 1."""
+    module = _every_ratio_module()
+    outcomes = {"torch:erf": "failed (exit 2): it broke", "torch:special.erf": (2.0, 1.0, 2.0)}
+    monkeypatch.setattr(module, "profile", lambda spec, function, span: outcomes[spec])
+    assert module.main(["--backend", "torch", "--function", "erf"]) == 1
+    out = capsys.readouterr().out
+    assert "| torch:erf erf | failed (exit 2): it broke | not measured | not measured |" in out
+    assert "| torch:special.erf erf | 2.00x (above 1.5) | 2.0000 | 1.0000 |" in out
+    assert "1 sweeps measured, 1 above 1.5x; CPU seconds per 2^24 inputs; 1 failed" in out
 
 
 @pytest.mark.parametrize(("argv", "said"), [
-    (["--function", "erf", "--function", "erf"], "--function erf given twice"),
-    (["--backend", "torch", "--backend", "torch"], "--backend torch given twice"),
+    (["--function", "erf", "--function", "erf"], "--function 'erf' is given twice"),
+    (["--backend", "torch", "--backend", "torch"], "--backend 'torch' is given twice"),
     (["--backend", "nosuch"], "unknown backend 'nosuch'; valid choices: numpy"),
+    (["--range", "0x7fc00000:0x7fc00010"], "holds only inf and NaN encodings"),
+    (["--range", "nohex"], "expected START:STOP as float32 bit patterns in hex"),
 ])
 def test_sweep_every_ratio_refuses_bad_input_before_any_sweep(argv, said):
     done = _every_ratio(*argv)
