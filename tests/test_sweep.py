@@ -23,19 +23,19 @@ def test_interrupted_sweep_resumes_to_the_same_result(tmp_path, monkeypatch):
     span = (0xBF000000, 0xBF000000 + (1 << 16))
     whole = runner.sweep(_spec(), "gelu", span, workers=1, progress=False)
     calls = {"n": 0}
-    real = runner._run_task
+    real = runner._run_job
 
-    def dies_after_two(task):
+    def dies_after_two(job):
         calls["n"] += 1
         if calls["n"] > 2:
             raise KeyboardInterrupt  # Ctrl-C, or a killed worker
-        return real(task)
+        return real(job)
 
-    monkeypatch.setattr(runner, "_run_task", dies_after_two)
+    monkeypatch.setattr(runner, "_run_job", dies_after_two)
     with pytest.raises(KeyboardInterrupt):
         runner.sweep(_spec(), "gelu", span, workers=1, checkpoint=tmp_path, progress=False)
     assert len(list(tmp_path.glob("task_*.json"))) == 2
-    monkeypatch.setattr(runner, "_run_task", real)
+    monkeypatch.setattr(runner, "_run_job", real)
     resumed = runner.sweep(_spec(), "gelu", span, workers=1, checkpoint=tmp_path,
                            progress=False)
     for a, b in zip(whole, resumed):

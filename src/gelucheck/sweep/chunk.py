@@ -18,6 +18,7 @@ from . import reference, replay
 from .cuts import value_parts
 from .inputs import KNOWN_SPAN, Call, Inputs, Run, call, encodings
 from .known import Known, is_known, known_part
+from .mirror import SIGN, Mirror, Source, mirror_of
 from .scoring import (
     Regions,
     Rounded,
@@ -59,27 +60,78 @@ def evaluate(impls: Sequence[Implementation], function: str | Function, start: i
              stop: int) -> ChunkStats:
     """Statistics of each implementation over the encodings [start, stop) (one sign, finite),
     computed block by block and merged."""
+    return evaluate_job(impls, function, ((start, stop),))[0]
+
+
+def evaluate_job(impls: Sequence[Implementation], function: str | Function,
+                 job: Sequence[tuple[int, int]]) -> list[ChunkStats]:
+    """Each task of a job (runner.jobs): one, or a positive task and its negative mirror,
+    whose blocks then run interleaved, each positive block's mirror just after it, and take
+    its figures where an implementation's outputs are opposite (sweep/mirror.py) - the
+    function's reference must be exactly odd."""
     begun = time.perf_counter()
     function = get_function(function)
+    mirror = _mirror_for(function, job)
+    plans = [block_plan(function, *task) for task in job]
+    order = _interleaved(*plans) if mirror is not None else [(0, entry) for entry in plans[0]]
     inputs = Inputs()
-    blocks = block_plan(function, start, stop)
-    parts: list[ChunkStats] = []
-    for k, (a, b, known) in enumerate(blocks):
-        following = blocks[k + 1][0] if k + 1 < len(blocks) else None
+    parts: list[list[ChunkStats]] = [[] for _ in job]
+    spent = [time.perf_counter() - begun] + [0.0] * (len(job) - 1)  # each task's own time
+    for k, (t, (a, b, known)) in enumerate(order):
+        clock = time.perf_counter()
+        following = order[k + 1][1][0] if k + 1 < len(order) else None
         given: list[Call] = []
         if known:
+            if mirror is not None:
+                mirror.forget()  # its implementations called on other inputs
             part, a, given = _known_run(impls, function, a, b, inputs, following)
             if part is not None:
-                parts.append(part)
+                parts[t].append(part)
         while a < b:  # a block; or what a run left, from a span its outputs were not the
             end = min(a + KNOWN_SPAN, b)  # closed form's on, span by span
             inputs.following = end if end < b else following
-            parts.append(evaluate_block(impls, function, a, end, inputs, given))
+            parts[t].append(evaluate_block(impls, function, a, end, inputs, given, mirror))
             a, given = end, []
-    if not parts:
-        raise ValueError(f"no encodings in [{start:#x}, {stop:#x})")
-    out = ChunkStats.combine(parts)  # one pass, not a merge and its new objects per block
-    return out.timed(time.perf_counter() - begun)  # all of it: blocks, merging, bookkeeping
+        spent[t] += time.perf_counter() - clock
+    out = []
+    for task, mine, own_s in zip(job, parts, spent):
+        clock = time.perf_counter()
+        if not mine:
+            raise ValueError(f"no encodings in [{task[0]:#x}, {task[1]:#x})")
+        merged = ChunkStats.combine(mine)  # one pass, not a merge and its objects per block
+        # all of it: blocks, merging, bookkeeping
+        out.append(merged.timed(own_s + time.perf_counter() - clock))
+    return out
+
+
+def _mirror_for(function: Function, job: Sequence[tuple[int, int]]) -> Mirror | None:
+    """The Mirror of a job of a positive task and its mirror (None for one task); any other
+    job, or a pair where the function's reference is not mirrored, refused."""
+    if len(job) == 1:
+        return None
+    if len(job) != 2 or job[1] != mirror_of(job[0]) or job[0][0] >= job[1][0]:
+        raise ValueError(f"a job is one task or a positive task and its mirror, not {job}")
+    if not reference.spec(function).mirrored:
+        raise ValueError(f"{function.name}'s reference is not mirrored (SweepSpec.mirrored): "
+                         "its tasks are not paired")
+    return Mirror()
+
+
+Entry = tuple[int, int, bool]  # block_plan's: first, stop, whether known in closed form
+
+
+def _interleaved(positive: list[Entry], negative: list[Entry]) -> list[tuple[int, Entry]]:
+    """The two tasks' plans as one order, (0 or 1 for the positive or negative task, its
+    entry): each negative entry as soon as the positive entries before cover its
+    magnitudes, so that a positive block's mirror comes just after it."""
+    order: list[tuple[int, Entry]] = []
+    n = 0
+    for entry in positive:
+        order.append((0, entry))
+        while n < len(negative) and negative[n][1] ^ SIGN <= entry[1]:
+            order.append((1, negative[n]))
+            n += 1
+    return order + [(1, entry) for entry in negative[n:]]
 
 
 def block_plan(function: Function, start: int, stop: int) -> list[tuple[int, int, bool]]:
@@ -131,6 +183,10 @@ class _Reference:
         self._values: tuple[np.ndarray, np.ndarray] | None = None
         self.doubts = np.zeros(0, dtype=np.int64)  # the inputs resolved
 
+    @property
+    def computed(self) -> bool:
+        return self._values is not None
+
     def values(self) -> tuple[np.ndarray, np.ndarray]:
         if self._values is None:
             begun = time.perf_counter()
@@ -171,13 +227,17 @@ class _BlockScorer:
     very same floats (F.gelu and nn.GELU, eager and compiled); without a comparison where
     every output is NaN or infinite (its errors are infinite whatever the exact values: a
     block whose reference waits for its first need - closed-form, replayable - never
-    computes it); else against the reference, in bit space first where several
-    implementations share the rounded results."""
+    computes it); as the positive block's mirrored where the outputs are its outputs
+    negated (``source``: sweep/mirror.py); else against the reference, in bit space first
+    where several implementations share the rounded results (and, given ``keeping``, kept
+    for the negative block)."""
 
     def __init__(self, reference: _Reference, regions: Regions, known: Known | None,
-                 run: Run, inputs: Inputs | None, alone: bool, replayable: bool):
+                 run: Run, inputs: Inputs | None, alone: bool, replayable: bool,
+                 source: Source | None = None, keeping: Mirror | None = None):
         self.reference, self.regions, self.known, self.run = reference, regions, known, run
         self.inputs, self.alone, self.replayable = inputs, alone, replayable
+        self.source, self.keeping = source, keeping
         self.rounded: Rounded | None = None  # the correctly rounded results, once needed
         self.scored: list[tuple[np.ndarray, ImplStats]] = []  # (outputs, their figures)
 
@@ -194,6 +254,11 @@ class _BlockScorer:
             return known_figures(self.known, self.run, start, self.regions[0][0])
         if same := next((stats for seen, stats in self.scored if _same(y, seen)), None):
             return same  # |y - exact| alike (±0 too)
+        if self.source is not None and (
+                mirrored := self.source.figures(key, y, self.regions[0][0])) is not None:
+            if keep:
+                self.scored.append((y, mirrored))
+            return mirrored
         if every_error_infinite(y):  # whatever the exact values: one of them is needed
             stats = infinite_figures(y, start, self.regions)
             stats = replace(stats, exact=self.reference.value_at(0))
@@ -212,6 +277,9 @@ class _BlockScorer:
         if self.replayable:
             replay.remember(self.reference.function, key, start, y, stats,
                             self.reference.doubts, v, unit)
+        if self.keeping is not None:
+            self.keeping.keep(key, y, stats,
+                              None if self.inputs is None else self.inputs.array)
         if keep:
             self.scored.append((y, stats))
         return stats
@@ -219,11 +287,13 @@ class _BlockScorer:
 
 def evaluate_block(impls: Sequence[Implementation], function: Function, start: int,
                    stop: int, inputs: Inputs | None = None,
-                   given: Sequence[Call] = ()) -> ChunkStats:
+                   given: Sequence[Call] = (), mirror: Mirror | None = None) -> ChunkStats:
     """The statistics of each implementation over one block, whose inputs are in ``inputs``
     where given (evaluate's, which the last implementation's test may rewrite as the next
     block's), else in an array of their own. ``given``: the calls of the first implementations
-    already made on this block (by a run that stopped here), not made again."""
+    already made on this block (by a run that stopped here), not made again. ``mirror``: a
+    job's (evaluate_job), which keeps a positive block scored in full and gives it back to
+    its negative mirror."""
     if stop - start > KNOWN_SPAN:
         raise ValueError(f"a block holds at most {KNOWN_SPAN} encodings, not {stop - start}")
     clock = time.perf_counter()
@@ -236,11 +306,17 @@ def evaluate_block(impls: Sequence[Implementation], function: Function, start: i
     known = known_part(function, x) if len(regions) == 1 else None
     # where an earlier binade's block may be replayed (replay.py), the reference waits too
     replayable = len(regions) == 1 and replay.applies(function, start, stop)
+    full = known is None and not replayable  # every output against the reference
+    # (a negative block takes what the block just before kept, if it is its mirror)
+    source = mirror.source(start, stop) if mirror is not None and start >= SIGN else None
+    if not full or len(regions) != 1:
+        source = None
     ref = _Reference(function, bits, start, inputs, time.perf_counter() - clock)
-    if known is None and not replayable:
+    if full and source is None:
         ref.values()
     scorer = _BlockScorer(ref, regions, known, Run(start, stop - start), inputs,
-                          alone=len(impls) == 1, replayable=replayable)
+                          alone=len(impls) == 1, replayable=replayable, source=source,
+                          keeping=mirror if start < SIGN else None)
     outcomes: dict[str, Outcome] = {}
     for position, impl in enumerate(impls, 1):
         last = position == len(impls)
@@ -260,7 +336,12 @@ def evaluate_block(impls: Sequence[Implementation], function: Function, start: i
         outcomes[key_of(impl)] = replace(
             stats, computed=float(made.y[stats.whole.worst_bits - start]),
             eval_s=made.eval_s, guard_s=made.guard_s, check_s=check_s)
-    return ChunkStats(function.name, start, stop, ref.n_slow, ref.seconds, outcomes)
+    if scorer.keeping is not None:
+        scorer.keeping.close(start, stop, ref.n_slow)
+    # a block mirrored for every implementation proves nothing itself: its doubts are the
+    # positive block's, mirrored (SweepSpec.mirrored)
+    n_slow = ref.n_slow if source is None or ref.computed else source.n_slow
+    return ChunkStats(function.name, start, stop, n_slow, ref.seconds, outcomes)
 
 
 def _known_run(impls: Sequence[Implementation], function: Function, start: int, stop: int,

@@ -4,10 +4,11 @@ on SLURM or PBS, or dask-kubernetes on Kubernetes - Dask's own tools, docs/comma
 or a local one (``--engine dask``). Written here, not by hand: Dask schedules, retries the
 tasks a lost worker held, and serves a dashboard; gelucheck only says what a task is.
 
-A task is a pure function of (what to sweep, the function, its range of encodings, the
-versions the sweep was planned with): the same bytes whichever worker runs it and however
-often, so a retried task changes nothing. A worker whose gelucheck, library versions or
-kernel tier differ from the planning process's refuses the task by name.
+A job (a task, or a task and its mirror: runner.jobs) is a pure function of (what to sweep,
+the function, its ranges of encodings, the versions the sweep was planned with): the same
+bytes whichever worker runs it and however often, so a retried job changes nothing. A worker
+whose gelucheck, library versions or kernel tier differ from the planning process's refuses
+the job by name.
 """
 from __future__ import annotations
 
@@ -21,22 +22,21 @@ from ..backends import Implementation
 from ..functions import Function, get_function
 from .reference import SweepError
 from .stats import ChunkStats
-from .worker import _WORKER, Meta, Spec, _init_worker, _meta, _run_task, check_versions
+from .worker import _WORKER, Job, Meta, Spec, _init_worker, _meta, _run_job, check_versions
 
 # per worker process: the sweep its implementations were resolved for
 _READY: dict[str, tuple[str, str]] = {}
 
 
-def run_task(specs: list[Spec], function: str, task: tuple[int, int],
-             meta: Meta) -> ChunkStats:
-    """One task, on a worker: the implementations resolved once per process and sweep,
-    checked against the versions the sweep was planned with, then the task evaluated."""
+def run_job(specs: list[Spec], function: str, job: Job, meta: Meta) -> list[ChunkStats]:
+    """One job, on a worker: the implementations resolved once per process and sweep,
+    checked against the versions the sweep was planned with, then each task evaluated."""
     key = (json.dumps(specs, sort_keys=True), function)
     if _READY.get("key") != key:
         _init_worker(specs, function)
         check_versions(_WORKER["impls"], meta)
         _READY["key"] = key
-    return _run_task(task)
+    return _run_job(job)
 
 
 def _client(scheduler: str | None, workers: int) -> tuple[Any, Any]:
@@ -61,11 +61,11 @@ def _client(scheduler: str | None, workers: int) -> tuple[Any, Any]:
     return Client(cluster), cluster
 
 
-def run(specs: list[Spec], function: str, pending: list[tuple[int, int]], meta: Meta,
+def run(specs: list[Spec], function: str, pending: list[Job], meta: Meta,
         done: Callable[[ChunkStats], None], scheduler: str | None, workers: int,
         say: Callable[[str], None]) -> int:
-    """Every pending task on the cluster, ``done`` called with each result as it comes;
-    returns how many worker threads the cluster had at the end."""
+    """Every pending job on the cluster, ``done`` called with each task's result as its
+    job's come; returns how many worker threads the cluster had at the end."""
     try:
         from distributed import as_completed
     except ImportError:
@@ -76,11 +76,12 @@ def run(specs: list[Spec], function: str, pending: list[tuple[int, int]], meta: 
         served = "dashboard" in client.scheduler_info().get("services", {})
         say(f"Dask scheduler {client.scheduler.address}; dashboard "
             f"{client.dashboard_link if served else 'off (it needs bokeh)'}")
-        futures = [client.submit(run_task, specs, function, task, meta, pure=False,
-                                 key=f"gelucheck-sweep-{function}-{task[0]:09x}-{os.getpid()}")
-                   for task in pending]
+        futures = [client.submit(run_job, specs, function, job, meta, pure=False,
+                                 key=f"gelucheck-sweep-{function}-{job[0][0]:09x}-{os.getpid()}")
+                   for job in pending]
         for future in as_completed(futures):
-            done(future.result())
+            for result in future.result():
+                done(result)
         held = client.scheduler_info().get("workers", {}).values()
         return sum(int(w.get("nthreads", 1)) for w in held)
     finally:
@@ -105,6 +106,6 @@ def evaluate_on(scheduler: str, impls: list[Implementation], function: str | Fun
     exhaustive items with --gelucheck-scheduler): what chunk.evaluate gives here."""
     function = get_function(function)
     found: list[ChunkStats] = []
-    run([spec_of(i, framework) for i in impls], function.name, [task],
+    run([spec_of(i, framework) for i in impls], function.name, [(task,)],
         _meta(function, impls, task), found.append, scheduler, 1, say=lambda line: None)
     return found[0]

@@ -27,7 +27,7 @@ FUNCTIONS = (ERF, ERFC)  # what its loops compute (the rows name this module)
 # in ulps to 2^-53 (the next term, x²/3, relative): a closed form (known.py)
 ERFC_TINY = 2.0**-26
 SPECS = {ERF: SweepSpec(-ERF_FAR, ERF_FAR, scaled_below=ERF_TINY,
-                       scaled_slope=TWO_OVER_SQRT_PI),
+                       scaled_slope=TWO_OVER_SQRT_PI, mirrored=True),
          ERFC: SweepSpec(-ERF_FAR, ERFC_RIGHT, known_tiny=ERFC_TINY,
                          tiny_slope=-TWO_OVER_SQRT_PI, tiny_power=1, tiny_value=1.0)}
 # The float64 value's error, relative, that the doubt test allows: glibc documents its

@@ -851,6 +851,29 @@ def constant(bits, value, mask):
     return bool(_constant_words(bits, _words(bits), np.uint64(value), np.uint64(mask)))
 
 
+@njit(cache=True, nogil=True)
+def _opposite_words(bits, other, words, other_words):
+    bad = np.uint64(0)
+    for i in range(words.shape[0]):
+        bad |= words[i] ^ other_words[i] ^ _SIGNS
+    for i in range(2 * words.shape[0], bits.shape[0]):  # an odd last one, or strided ones
+        bad |= np.uint64(bits[i] ^ other[i] ^ _SIGN)
+    return bad == 0
+
+
+_SIGN = np.uint32(0x80000000)
+_SIGNS = np.uint64(0x8000000080000000)
+
+
+def opposite(bits, other):
+    """Whether bits and other (of one length) differ in the sign bit alone, everywhere: an
+    odd implementation's outputs at -x and at x (sweep/mirror.py), in one vectorized pass."""
+    words, other_words = _words(bits), _words(other)
+    if len(words) != len(other_words):  # one of them strided: each on its own
+        words = other_words = _NO_WORDS
+    return bool(_opposite_words(bits, other, words, other_words))
+
+
 def consecutive(bits, first):
     """Whether bits are first, first + 1, ... (modulo 2^32), a zero's sign included: an
     implementation handed its block's inputs has not written to them; or a known run's

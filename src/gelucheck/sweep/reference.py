@@ -43,6 +43,10 @@ class SweepSpec:
     # (0: no such part; sweep/replay.py); the results there lie near scaled_slope·x
     scaled_below: float = 0.0
     scaled_slope: float = 0.0
+    # v, unit and doubt at -x are -v, unit and doubt at x, bit for bit (an odd function whose
+    # loops work on |x| and copy the sign): an odd implementation's figures on a negative
+    # block are then its positive block's, moved to the other sign (sweep/mirror.py)
+    mirrored: bool = False
 
 
 class SweepReference(Protocol):
@@ -228,4 +232,5 @@ def warm(functions: Iterable[str | Function] | None = None) -> float | None:
         compiled.near_product(y_bits, np.uint32(1), np.float32(1), delta)
         compiled.product_deltas(y_bits, np.uint32(1), np.float32(1), delta)
         compiled.all_non_finite(y_bits)
+        compiled.opposite(y_bits, y_bits.copy())
     return time.perf_counter() - begun

@@ -21,15 +21,18 @@ from ..results import SweepResult
 from . import ENGINES
 from .checkpoint import Checkpoint
 from .chunk import finite_ranges
-from .reference import SweepError, warm
+from .mirror import SIGN, mirror_of
+from .reference import SweepError, spec, warm
 from .stats import ChunkStats, merge_all, results
 from .worker import (
     TASK,
+    Job,
     Spec,
+    Task,
     _init_worker,
     _meta,
     _restore_threads,
-    _run_task,
+    _run_job,
     preloads,
     resolve,
 )
@@ -72,6 +75,27 @@ def tasks(start: int, stop: int) -> list[tuple[int, int]]:
             b = min((a // TASK + 1) * TASK, hi)
             out.append((a, b))
             a = b
+    return out
+
+
+def jobs(pending: list[Task], function: Function) -> list[Job]:
+    """The tasks as the workers take them: a positive task with its negative mirror where the
+    function's reference is mirrored (SweepSpec.mirrored: the negative blocks of an odd
+    implementation then take the positive ones' figures, sweep/mirror.py) and both are to
+    run; every other task alone. In the order of the encodings, each job at its first."""
+    if not spec(function).mirrored:
+        return [(t,) for t in pending]
+    left = set(pending)
+    out: list[Job] = []
+    for task in sorted(pending):
+        if task not in left:
+            continue
+        left.discard(task)
+        if task[0] < SIGN and (mirror := mirror_of(task)) in left:
+            left.discard(mirror)
+            out.append((task, mirror))
+        else:
+            out.append((task,))
     return out
 
 
@@ -149,13 +173,15 @@ def pool_of(count: int, initializer, initargs: tuple, modules: list[str]):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _in_processes(pool: ProcessPoolExecutor, pending: list[tuple[int, int]], done) -> None:
-    """Run the tasks over the worker processes, calling ``done`` with each result as it
-    comes. A worker that dies ends the run with an error (the finished tasks are kept)."""
-    futures = [pool.submit(_run_task, t) for t in pending]
+def _in_processes(pool: ProcessPoolExecutor, pending: list[Job], done) -> None:
+    """Run the jobs over the worker processes, calling ``done`` with each task's result as
+    its job's come. A worker that dies ends the run with an error (the finished tasks are
+    kept)."""
+    futures = [pool.submit(_run_job, job) for job in pending]
     try:
         for future in as_completed(futures):
-            done(future.result())
+            for result in future.result():
+                done(result)
     except BrokenProcessPool:
         raise SweepError("a sweep worker process died (killed, out of memory, or crashed in "
                          "an implementation); the finished tasks are kept in --checkpoint, "
@@ -206,23 +232,25 @@ def sweep(specs: list[Spec], function: Function, span: tuple[int, int], workers:
             computed.append(result)
             bar.update(result.stop - result.start)
 
+        planned = jobs(pending, function)
         if dask and pending:
             from . import cluster
 
-            used = ("dask", cluster.run(specs, function.name, pending, meta, done, scheduler,
+            used = ("dask", cluster.run(specs, function.name, planned, meta, done, scheduler,
                                         workers,
                                         say=lambda line: bar.write(line, file=sys.stderr)))
-        elif pool is None or len(pending) <= 1:
+        elif pool is None or len(planned) <= 1:
             used = ("here", 1)
             threads = _init_worker(specs, function.name)
             try:
-                for t in pending:
-                    done(_run_task(t))
+                for job in planned:
+                    for result in _run_job(job):
+                        done(result)
             finally:  # a library's caller (the pytest plugin) keeps its torch as it was
                 _restore_threads(threads)
         else:
             used = ("local", workers)
-            _in_processes(pool, pending, done)
+            _in_processes(pool, planned, done)
         ran = time.perf_counter() - start
     bar.close()
     merged = merge_all(finished)

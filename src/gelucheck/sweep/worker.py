@@ -20,7 +20,7 @@ from ..backends import (
     threads,
 )
 from ..functions import Function, get_function
-from .chunk import evaluate, hex32
+from .chunk import evaluate_job, hex32
 from .proofs import warm_proofs
 from .reference import SweepError, warm
 from .stats import ChunkStats, key_of
@@ -42,6 +42,8 @@ class Spec(TypedDict, total=False):
 
 
 Meta = dict[str, Any]  # _meta's: what makes two sweeps the same
+Task = tuple[int, int]  # [start, stop) of encodings: a checkpoint's unit
+Job = tuple[Task, ...]  # what a worker runs at once: a task, or a task and its mirror
 
 
 def resolve(spec: Spec) -> list[Implementation]:
@@ -156,8 +158,9 @@ def tuned(specs: list[Spec]) -> tuple[list[Implementation], Threads]:
     return impls, _torch_on_one_thread(saved)
 
 
-def _run_task(task: tuple[int, int]) -> ChunkStats:
-    return evaluate(_WORKER["impls"], _WORKER["function"], *task)
+def _run_job(job: Job) -> list[ChunkStats]:
+    """Each task's statistics (runner.jobs)."""
+    return evaluate_job(_WORKER["impls"], _WORKER["function"], job)
 
 
 def check_versions(impls: list[Implementation], planned: Meta, work: str = "sweep") -> None:

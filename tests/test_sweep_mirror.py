@@ -1,0 +1,202 @@
+"""The negative half of erf's sweep read off the positive half (sweep/mirror.py): the same
+figures as each task measured alone, whichever implementations are odd; the reference
+computed only where a block is not a mirror; the tasks paired only where the reference is
+exactly odd."""
+import mpmath
+import numpy as np
+import pytest
+
+from gelucheck.backends import load_user
+from gelucheck.functions import ERF, FUNCTIONS, get_function
+from gelucheck.sweep import chunk, mirror, reference, runner
+from gelucheck.sweep.constants import ERF_FAR
+from gelucheck.sweep.stats import merge_all, results
+from sweep_support import plain
+
+SIGN = mirror.SIGN
+# positive tasks (each paired with its mirror): four blocks about 1, whose negative first
+# block holds -1 and so two regions; the subnormals, whose negative first block holds -0 (in
+# [0, 1) as +0 is); four blocks of erf's series
+TASKS = [(0x3F780000, 0x3F880000), (0x00000000, 0x00080000), (0x3D000000, 0x3D100000)]
+# the negative blocks that are no mirror of their positive block in one region
+TWO_REGIONS = {0xBF800000, 0x80000000}
+
+
+def _impls(*names):
+    return [load_user(f"sweep_impls:{name}", "erf") for name in names]
+
+
+def _job(task):
+    return task, mirror.mirror_of(task)
+
+
+@pytest.fixture
+def blocks_computed(monkeypatch):
+    """The first encoding of every block whose reference was computed in full."""
+    seen = []
+    real = chunk._Reference.values
+
+    def values(self):
+        if not self.computed:
+            seen.append(self.start)
+        return real(self)
+
+    monkeypatch.setattr(chunk._Reference, "values", values)
+    return seen
+
+
+@pytest.mark.parametrize("names", [
+    ("erf_odd",), ("erff_one_up",), ("erf_odd_but_one",), ("erf_odd_in_one_buffer",),
+    ("erf_is_its_input",), ("erf_odd", "erff_one_up"), ("erff_one_up", "erf_odd_in_one_buffer"),
+    ("erf_odd", "erf_is_its_input")])
+def test_a_job_gives_each_task_the_figures_it_has_alone(names):
+    impls = _impls(*names)
+    for task in TASKS:
+        alone = [chunk.evaluate(impls, ERF, *t) for t in _job(task)]
+        assert [plain(c) for c in chunk.evaluate_job(impls, ERF, _job(task))] == \
+            [plain(c) for c in alone]
+
+
+def test_the_negative_blocks_of_an_odd_implementation_need_no_reference(blocks_computed):
+    impls = _impls("erf_odd")
+    for task in TASKS:
+        chunk.evaluate_job(impls, ERF, _job(task))
+    negative = {start for start in blocks_computed if start >= SIGN}
+    assert negative == TWO_REGIONS
+    assert len([s for s in blocks_computed if s < SIGN]) == 4 + 2 + 4
+
+
+@pytest.mark.parametrize("name", ["erff_one_up", "erf_odd_in_one_buffer", "erf_is_its_input"])
+def test_an_implementation_not_odd_or_whose_outputs_are_rewritten_is_measured(
+        blocks_computed, name):
+    """Every negative block measured: outputs that are not odd; odd outputs in one buffer
+    that each call rewrites (the positive block's are gone); the inputs returned (their
+    array holds the next block's inputs)."""
+    chunk.evaluate_job(_impls(name), ERF, _job(TASKS[2]))
+    assert sorted(s for s in blocks_computed if s >= SIGN) == \
+        [0xBD000000 + k * (1 << 18) for k in range(4)]
+
+
+def test_one_output_not_odd_past_the_first_ones_is_measured(blocks_computed):
+    """The mirror's test reads every output: one flaw 1000 outputs into a block is found
+    and that block measured, its worst input the flaw."""
+    from sweep_impls import NOT_ODD_AT
+
+    task = (0x3F000000, 0x3F040000)
+    negative = chunk.evaluate_job(_impls("erf_odd_but_one"), ERF, _job(task))[1]
+    assert [s for s in blocks_computed if s >= SIGN] == [0xBF000000]
+    whole = negative.implementations["user:sweep_impls:erf_odd_but_one/erf"].whole
+    assert whole.worst_bits == NOT_ODD_AT and whole.max_ulp > 0.5
+
+
+def test_a_mirrored_block_moves_every_encoding_and_negates_the_exact_value():
+    task = (0x3D000000, 0x3D040000)
+    impls = _impls("erff_one_up")  # not correctly rounded: a worst input that is not the first
+    positive = chunk.evaluate(impls, ERF, *task).implementations
+    (stats,) = positive.values()
+    moved = mirror.mirrored(stats, "-1<=x<0")
+    assert moved.whole.worst_bits == stats.whole.worst_bits | SIGN
+    assert moved.regions["-1<=x<0"].worst_bits == stats.whole.worst_bits | SIGN
+    assert moved.max_abs_bits == stats.max_abs_bits | SIGN
+    assert moved.exact == -stats.exact and moved.histogram == stats.histogram
+    assert (moved.whole.max_ulp, moved.whole.sum_ulp) == (stats.whole.max_ulp,
+                                                         stats.whole.sum_ulp)
+
+
+def _sample_of_every_part(function):
+    """|x| in every part of erf's reference: subnormal, tiny, each series piece and its
+    edges, each interval of the fit and its edges, the far part; and the inputs the stored
+    proofs hold, the reference's doubts."""
+    from gelucheck.sweep import erf_kernels, proof_table
+
+    edges = [2.0**-126, erf_kernels.TINY, *(e for e, _ in erf_kernels.SERIES_PIECES),
+             *np.arange(0.25, ERF_FAR + 0.25, 0.25), ERF_FAR]
+    rng = np.random.default_rng(7)
+    x = [np.float32(2.0**-140), np.float32(3e-39), np.float32(1e30)]
+    for edge in edges:
+        e = np.float32(edge)
+        x += [np.nextafter(e, np.float32(0)), e, np.nextafter(e, np.float32(np.inf))]
+    x += list(rng.uniform(0, ERF_FAR + 1, 2000).astype(np.float32))
+    x += list((2.0 ** rng.uniform(-149, -3, 2000)).astype(np.float32))
+    proven = proof_table.entries(function.name).x.view(np.float32)
+    x += list(np.abs(proven[np.isfinite(proven)]))
+    return np.unique(np.array(x, dtype=np.float32))
+
+
+@pytest.mark.parametrize("function", [f for f in FUNCTIONS.values()
+                                      if f.no_sweep is None and reference.spec(f).mirrored])
+def test_a_mirrored_reference_is_odd_bit_for_bit(function):
+    """SweepSpec.mirrored's claim, held to the loops: v, unit and doubt at -x are -v, unit
+    and doubt at x, at both edges of every part - and the function itself is odd."""
+    assert function.limits["-inf"] == -function.limits["+inf"]
+    assert function.mp(mpmath.mpf(-0.75)) == -function.mp(mpmath.mpf(0.75))
+    x = _sample_of_every_part(function)
+    v, unit, doubt = reference.module_of(function).compiled_run(function, x)
+    nv, nunit, ndoubt = reference.module_of(function).compiled_run(function, -x)
+    assert np.array_equal(nv.view(np.uint64), (-v).view(np.uint64))
+    assert np.array_equal(nunit, unit) and np.array_equal(ndoubt, doubt)
+    assert doubt.sum() > 1000  # (the proofs' inputs: the reference's doubts)
+
+
+def test_only_erf_is_mirrored():
+    """Φ, GELU, their derivatives and erfc are not odd: their tasks run alone."""
+    assert [f.name for f in FUNCTIONS.values()
+            if f.no_sweep is None and reference.spec(f).mirrored] == ["erf"]
+
+
+def test_jobs_pair_a_task_with_its_mirror_where_both_are_pending():
+    pending = [(0x00000000, 0x01000000), (0x3F000000, 0x40000000), (0x80000000, 0x81000000),
+               (0xBF000000, 0xC0000000), (0xC0000000, 0xC1000000)]
+    assert runner.jobs(pending, ERF) == [
+        ((0x00000000, 0x01000000), (0x80000000, 0x81000000)),
+        ((0x3F000000, 0x40000000), (0xBF000000, 0xC0000000)), ((0xC0000000, 0xC1000000),)]
+    # the order of submission does not matter; a task whose mirror ran already runs alone
+    assert runner.jobs(pending[::-1], ERF) == runner.jobs(pending, ERF)
+    assert runner.jobs(pending[2:], ERF) == [((t),) for t in pending[2:]]
+    assert runner.jobs(pending, get_function("gelu")) == [(t,) for t in pending]
+
+
+@pytest.mark.parametrize("job", [
+    ((0x3F000000, 0x3F040000), (0xBF000000, 0xBF080000)),
+    ((0xBF000000, 0xBF040000), (0x3F000000, 0x3F040000)),
+    ((0x3F000000, 0x3F040000),) * 3])
+def test_a_job_that_is_no_task_and_its_mirror_is_refused(job):
+    with pytest.raises(ValueError, match="a job is one task or a positive task"):
+        chunk.evaluate_job(_impls("erf_odd"), ERF, job)
+
+
+def test_the_tasks_of_a_function_not_mirrored_are_not_paired():
+    task = (0x3F000000, 0x3F040000)
+    with pytest.raises(ValueError, match="not mirrored"):
+        chunk.evaluate_job(_impls("erf_odd"), "erfc", _job(task))
+
+
+def test_a_sweep_pairs_its_tasks_and_resumes_from_either_half(tmp_path, monkeypatch):
+    """runner.sweep over two mirrored tasks: one job, the figures of the tasks measured
+    alone; with a checkpoint that holds the negative task only, the positive runs alone
+    and the figures are the same."""
+    task = (0x3D000000, 0x3D080000)
+    monkeypatch.setattr(runner, "tasks", lambda start, stop: list(_job(task)))
+    ran = []
+    real = runner._run_job
+
+    def recorded(job):
+        ran.append(job)
+        return real(job)
+
+    monkeypatch.setattr(runner, "_run_job", recorded)
+    spec = [{"kind": "user", "impl": "sweep_impls:erf_odd", "function": "erf",
+             "framework": "numpy", "device": "cpu"}]
+    paired = runner.sweep(spec, "erf", (0, 1 << 32), checkpoint=tmp_path, progress=False)
+    assert ran == [_job(task)]
+    impls = _impls("erf_odd")
+    (alone,) = results(merge_all([chunk.evaluate(impls, ERF, *t) for t in _job(task)]), impls,
+                       (0, 1 << 32))
+    assert paired[0].figures == alone.figures and paired[0].histogram == alone.histogram
+    assert paired[0].n_slow_reference == alone.n_slow_reference
+    (tmp_path / f"task_{task[0]:08x}_{task[1]:08x}.json").unlink()
+    ran.clear()
+    resumed = runner.sweep(spec, "erf", (0, 1 << 32), checkpoint=tmp_path, progress=False)
+    assert ran == [(task,)]
+    assert resumed[0].figures == paired[0].figures
+    assert resumed[0].histogram == paired[0].histogram
