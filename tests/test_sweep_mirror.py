@@ -200,3 +200,32 @@ def test_a_sweep_pairs_its_tasks_and_resumes_from_either_half(tmp_path, monkeypa
     assert ran == [(task,)]
     assert resumed[0].figures == paired[0].figures
     assert resumed[0].histogram == paired[0].histogram
+
+
+_SPEC = [{"kind": "user", "impl": "sweep_impls:erf_odd", "function": "erf",
+          "framework": "numpy", "device": "cpu"}]
+
+
+def test_a_dask_worker_runs_a_job_of_two_tasks_as_evaluate_job_does():
+    """cluster.run_job, what each Dask worker runs: a pair's two results, in order."""
+    from gelucheck.sweep import cluster, worker
+
+    task = (0x3D000000, 0x3D080000)
+    impls = _impls("erf_odd")
+    meta = worker._meta(ERF, impls, (0, 1 << 32))
+    got = cluster.run_job(_SPEC, "erf", _job(task), meta)
+    assert [plain(c) for c in got] == [plain(chunk.evaluate(impls, ERF, *t)) for t in _job(task)]
+
+
+@pytest.mark.slow  # a local Dask cluster: seconds
+def test_a_sweep_on_dask_pairs_its_tasks_with_the_same_figures(monkeypatch):
+    pytest.importorskip("distributed", reason="dask.distributed is not installed: pip "
+                        "install 'gelucheck[cluster]'")
+    tasks = [(0x3D000000, 0x3D080000), (0x3F000000, 0x3F080000)]
+    tasks += [mirror.mirror_of(t) for t in tasks]
+    monkeypatch.setattr(runner, "tasks", lambda start, stop: list(tasks))
+    on_dask = runner.sweep(_SPEC, "erf", (0, 1 << 32), workers=2, progress=False,
+                           engine="dask")
+    here = runner.sweep(_SPEC, "erf", (0, 1 << 32), workers=1, progress=False)
+    assert on_dask[0].engine["name"] == "dask" and on_dask[0].engine["tasks"] == 4
+    assert on_dask[0].figures == here[0].figures and on_dask[0].histogram == here[0].histogram
