@@ -21,14 +21,14 @@ _OFFSETS = np.arange(KNOWN_SPAN, dtype=np.uint32)  # a block's encodings: start 
 
 
 class Inputs:
-    """A task's input array, one block's encodings at a time. Where the block's last
+    """A job's input array, one block's encodings at a time. Where the block's last
     implementation left them intact, the pass that tests them rewrites them as the next
     block's (``following``: where that starts) - a write pass less per block, and the test's
     read then costs little more (docs/design.md, The sweep)."""
 
     def __init__(self) -> None:
         self.array = np.empty(KNOWN_SPAN, dtype=np.uint32)
-        self.following: int | None = None  # the next block's start, if it is this task's
+        self.following: int | None = None  # the next block's start, where the job has one
         self.holds: tuple[int, int] | None = None  # (first encoding, count) written already
 
     def block(self, start: int, stop: int) -> np.ndarray:
