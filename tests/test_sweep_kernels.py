@@ -131,11 +131,13 @@ def test_phi_and_gelu_from_7_5_leave_no_close_call_at_1_or_x(function, limit):
     assert not doubt.any()
 
 
-@pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad"])
+@pytest.mark.parametrize("function", ["phi", "gelu", "gelu_tanh", "phi_grad", "gelu_grad",
+                                      "gelu_tanh_grad"])
 def test_the_series_near_zero_is_16_times_inside_the_bound(function):
     """|x| < 1/8 is computed from erf's series (kernels.PHI_SERIES, 3 to 7 terms; GELU′'s
-    from its own, GELU_GRAD_SERIES; the tanh form's from tanh's, TANH_SERIES_LOOPS, within
-    COMPILED_BOUND though the form's bound is wider; φ from its exponential): against
+    from its own, GELU_GRAD_SERIES; the tanh form's and its derivative's from tanh's,
+    TANH_SERIES_LOOPS and TANH_GRAD_SERIES_LOOPS, within COMPILED_BOUND though their bound
+    is wider; φ from its exponential): against
     mpmath at 40 digits,
     log-uniform over every binade from 2^-30 (the middle's start) up, both signs, in one run
     that crosses each cut where a term is added and, at 1/8, into the table; either side of
@@ -148,7 +150,8 @@ def test_the_series_near_zero_is_16_times_inside_the_bound(function):
                                  *([np.nextafter(e, np.float32(0)), e] for e in edges)])
     magnitudes = np.unique(magnitudes.astype(np.float32))
     worst = max(_worst_relative(f, (sign * magnitudes).astype(np.float32)) for sign in (-1, 1))
-    bound = fastref.COMPILED_BOUND if function == "gelu_tanh" else reference.relative_bound(f)
+    bound = (fastref.COMPILED_BOUND if function in ("gelu_tanh", "gelu_tanh_grad")
+             else reference.relative_bound(f))
     assert worst < bound / 16, math.log2(worst)
 
 

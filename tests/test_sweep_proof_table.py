@@ -26,7 +26,7 @@ SWEEPABLE = sorted(f.name for f in FUNCTIONS.values() if f.no_sweep is None)
 BLOCKS = [("gelu", 0x33480000), ("gelu", 0xB38C0000), ("gelu", 0x3A100000),
           ("phi", 0x33A00000), ("gelu_grad", 0xB2A00000), ("phi_grad", 0x390C0000),
           ("phi_grad", 0x3DCC0000), ("gelu_tanh", 0x33480000), ("gelu_tanh", 0xBB340000),
-          ("gelu_tanh_grad", 0xB2A00000), ("gelu_tanh_grad", 0x3B300000),
+          ("gelu_tanh_grad", 0xB2A00000), ("gelu_tanh_grad", 0x3B0C0000),
           ("erf", 0xB7B80000), ("erfc", 0x32E00000), ("erfc", 0x40580000)]
 
 

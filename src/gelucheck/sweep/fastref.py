@@ -23,6 +23,7 @@ erfc's argument rounding dominates) and 2^-45.3 for the tanh form; 2^-40 leaves 
 from __future__ import annotations
 
 import itertools
+import math
 from functools import cache
 
 import mpmath
@@ -468,7 +469,7 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
         loops.kernels().grad_block(x, phi_table.R.rows()[0], 0.0, True, DERIVATIVE_BOUND, subnormal,
                              False, v, unit, doubt)
         return doubt
-    if function == GELU_TANH_GRAD:  # one formula, x*'s series in its window
+    if function == GELU_TANH_GRAD:  # one formula; x*'s series in its window, tanh's near 0
         cuts = [0, *sorted_cuts(x, _tanh_grad_edges(), "right"), len(x)]
         high, low, _ = _series(GELU_TANH_GRAD)
         for piece, (a, b) in enumerate(itertools.pairwise(cuts)):
@@ -477,8 +478,10 @@ def _compiled_middle(function: Function, x: np.ndarray, v: np.ndarray,
             if piece == 2:
                 loops.kernels().star_block(x[a:b], high, low, _star_coefficients(GELU_TANH_GRAD),
                                      RELATIVE_BOUND, v[a:b], unit[a:b], doubt[a:b])
+            elif piece == 4:
+                _tanh_grad_series(x[a:b], v[a:b], unit[a:b], doubt[a:b])
             else:
-                loops.kernels().tanh_grad_block(x[a:b], RELATIVE_BOUND, piece == 0, piece == 4,
+                loops.kernels().tanh_grad_block(x[a:b], RELATIVE_BOUND, piece == 0, piece == 6,
                                           v[a:b], unit[a:b], doubt[a:b])
         return doubt
     if function == GELU_TANH:  # the exponential's loop but between -TANH_DIRECT_LEFT and
@@ -542,6 +545,18 @@ def _tanh_middle(x: np.ndarray, v: np.ndarray, unit: np.ndarray, doubt: np.ndarr
                                 COMPILED_BOUND, False, v[a:b], unit[a:b], doubt[a:b])
 
 
+def _tanh_grad_series(x: np.ndarray, v: np.ndarray, unit: np.ndarray,
+                      doubt: np.ndarray) -> None:
+    """The tanh form's derivative for 2^-30 < |x| < TAYLOR_EDGE, one sign, within
+    COMPILED_BOUND: tanh's series (kernels.TANH_GRAD_SERIES_LOOPS) with the fewest terms each
+    piece of SERIES_PIECES allows, as the form's own (_tanh_middle)."""
+    compiled = loops.kernels()
+    series = compiled.SERIES_PIECES
+    for p, a, b in _piece_runs(x, _piece(float(x[0])), _piece(float(x[-1]))):
+        compiled.TANH_GRAD_SERIES_LOOPS[series[p][1]](x[a:b], COMPILED_BOUND, v[a:b],
+                                                      unit[a:b], doubt[a:b])
+
+
 def _gelu_grad_piece(k: int, x: np.ndarray, v: np.ndarray, unit: np.ndarray,
                      doubt: np.ndarray) -> None:
     """GELU′ on one piece: the series (k < 0: piece k + S), x*'s series on STAR_INTERVALS
@@ -570,10 +585,12 @@ def _star_coefficients(function: Function) -> np.ndarray:
 @cache
 def _tanh_grad_edges() -> tuple[float, ...]:
     """Where the tanh form's derivative's loops change (x above each: kernels.tanh_grad_block
-    with subnormal values up to -9.5, x*'s window as _fill_smooth's, its side of 1 known from
+    with subnormal values up to -9.5, x*'s window as _fill_smooth's, tanh's series for |x|
+    below TAYLOR_EDGE - x above the float64 just below it is not -, its side of 1 known from
     1.5)."""
-    centre = _series(GELU_TANH_GRAD)[0]
-    return (TANH_NORMAL_ABOVE, centre - SERIES_WINDOW, centre + SERIES_WINDOW, 1.5)
+    centre, edge = _series(GELU_TANH_GRAD)[0], loops.kernels().TAYLOR_EDGE
+    return (TANH_NORMAL_ABOVE, centre - SERIES_WINDOW, centre + SERIES_WINDOW, -edge,
+            math.nextafter(edge, 0.0), 1.5)
 
 
 def one_compiled_run(function: Function, a: float, b: float) -> bool:
