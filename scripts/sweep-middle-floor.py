@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """What the sweep's bookkeeping costs in its compiled middle: a task of 2^24 encodings
 through chunk.evaluate, against the same work with none of it - block by block
-(chunk.COMPILED_BLOCK), the compiled reference loop, the proofs of its doubts, each
-implementation called as the sweep calls it (inputs.call: gelucheck's wrapper and the guard
-that rewrites the next block's inputs), the compiled comparison and, where an error reaches
-4 ulps, the histogram's pass. The difference is what trimming Python around those passes
-could gain at most; "the passes alone" leaves out the proofs too.
+(chunk.MERGED_BLOCK, as the plan merges them), the compiled reference loop, the proofs of
+its doubts, each implementation called as the sweep calls it (inputs.call: gelucheck's
+wrapper and the guard that rewrites the next block's inputs), the compiled comparison and,
+where an error reaches 4 ulps, the histogram's pass. The difference is what trimming Python
+around those passes could gain at most; "the passes alone" leaves out the proofs too.
 
 One process, the worker's malloc settings (worker._tune_process); CPU seconds, the best of
 ROUNDS rounds (default 3) taken in turn, so that the machine's drift falls on all three.
@@ -34,7 +34,7 @@ TASK = 1 << 24
 def passes(impls, function, start: int, prove: bool) -> None:
     """The task's compiled passes and calls, block by block, with no figures kept."""
     compiled, module = loops.kernels(), reference.module_of(function)
-    block = chunk.COMPILED_BLOCK
+    block = chunk.MERGED_BLOCK
     inputs = Inputs()
     for a in range(start, start + TASK, block):
         inputs.following = a + block if a + block < start + TASK else None
@@ -55,7 +55,7 @@ def refusal(function, start: int) -> str | None:
     for a, b, known in chunk.block_plan(function, start, start + TASK):
         if known:
             return f"0x{a:08x} is scored in closed form, not by the compiled middle"
-        if b - a != chunk.COMPILED_BLOCK or not reference.one_compiled_run(
+        if b - a != chunk.MERGED_BLOCK or not reference.one_compiled_run(
                 function, *map(float, FLOAT32.from_bits(np.array([a, b - 1], np.uint32)))):
             return f"[0x{a:08x}, 0x{b:08x}) is no compiled run of {function.name}"
     return None

@@ -132,9 +132,9 @@ def test_a_task_scores_as_its_blocks_do_with_inputs_of_their_own(names, edge, kn
 
     impls, f = [load_user(f"sweep_impls:{name}", "gelu") for name in names], get_function("gelu")
     if known_first:
-        start, stop = edge - 2 * chunk.KNOWN_SPAN, edge + 2 * chunk.COMPILED_BLOCK
+        start, stop = edge - 2 * chunk.KNOWN_SPAN, edge + 2 * chunk.MERGED_BLOCK
     else:
-        start, stop = edge - 2 * chunk.COMPILED_BLOCK, edge + 2 * chunk.KNOWN_SPAN
+        start, stop = edge - 2 * chunk.MERGED_BLOCK, edge + 2 * chunk.KNOWN_SPAN
     blocks = chunk.block_plan(f, start, stop)
     run = blocks[0] if known_first else blocks[-1]  # the two spans: one run
     assert run[1] - run[0] == 2 * chunk.KNOWN_SPAN and run[2] and len(blocks) > 2
@@ -242,3 +242,39 @@ def test_a_run_stops_where_outputs_leave_the_closed_form(names, monkeypatch):
     if names == ["planted_tiny", "returns_its_input"]:  # x itself stops the run at once
         again = [start]
     assert sorted(counted) == sorted([a for a, _ in _spans([(start, stop, True)])] + again)
+
+
+@pytest.mark.parametrize("function, start", [("erf", 0x40000000), ("erf", 0xC0000000),
+                                             ("gelu", 0x3C000000), ("gelu", 0xC0000000),
+                                             ("gelu_tanh_grad", 0x3C000000)])
+def test_merged_blocks_leave_the_closed_form_runs_where_they_were(function, start,
+                                                                  monkeypatch):
+    """Two compiled blocks in one aligned span are one block (chunk._merged), and a
+    closed-form run still starts at the first block of COMPILED_BLOCK its closed form covers:
+    the plan's closed-form runs are those of the plan unmerged, its other blocks cover the
+    same encodings, and each merged one is aligned."""
+    from gelucheck.functions import get_function
+
+    f, stop = get_function(function), start + (1 << 24)
+    merged = chunk.block_plan(f, start, stop)
+    monkeypatch.setattr(chunk, "_merged", lambda function, plan: plan)
+    unmerged = chunk.block_plan(f, start, stop)
+    assert [e for e in merged if e[2]] == [e for e in unmerged if e[2]]
+
+    def covered(plan):
+        return [x for a, b, known in plan if not known for x in (a, b)]
+
+    assert set(covered(unmerged)) >= set(covered(merged))  # merging drops inner edges only
+    assert sum(b - a for a, b, _ in merged) == stop - start
+    long = [(a, b) for a, b, known in merged if not known and b - a == chunk.MERGED_BLOCK]
+    assert long and all(a % chunk.MERGED_BLOCK == 0 for a, _ in long)
+
+
+def test_erfs_closed_form_still_starts_an_eighth_past_its_far_edge():
+    """erf's far part (|x| >= 6, ERF_FAR) is in closed form from the first aligned 2^18
+    inputs wholly past 6: 6.125 (0x40c40000) - the block [6, 6.125) measured, as before
+    blocks were merged; [6, 6.25) merged would have measured 2^18 inputs more in float64."""
+    from gelucheck.functions import ERF
+
+    plan = chunk.block_plan(ERF, 0x40000000, 0x41000000)
+    assert (0x40C00000, 0x40C40000, False) in plan and plan[-1] == (0x40C40000, 0x41000000, True)

@@ -51,9 +51,15 @@ def region_slices(x: np.ndarray) -> list[tuple[str, slice]]:
 
 BLOCK = 1 << 17  # inner block: NumPy's temporaries stay in cache and in malloc's free lists
 # Where one compiled loop computes the reference (reference.one_compiled_run) a block's work is
-# arithmetic, not memory: twice as large halves the Python around it per input (2^19 no
-# faster, 2^20 slower: the arrays leave the cache)
+# arithmetic, not memory: twice as large halves the Python around it per input. The plan
+# steps by it, so that a closed-form run starts at the first of these a span's closed form
+# covers (its figures exact, a block's good to 2^-16 ulp); two of them in one aligned span
+# that one loop computes are then one block (MERGED_BLOCK): the implementation's calls and
+# the block's Python halve again (docs/design.md, The sweep, has the CPUs where it counts)
 COMPILED_BLOCK = 1 << 18
+MERGED_BLOCK = 2 * COMPILED_BLOCK
+if MERGED_BLOCK > KNOWN_SPAN:  # a task's input array holds KNOWN_SPAN (Inputs.block)
+    raise RuntimeError(f"MERGED_BLOCK {MERGED_BLOCK} exceeds KNOWN_SPAN {KNOWN_SPAN}")
 
 
 def evaluate(impls: Sequence[Implementation], function: str | Function, start: int,
@@ -148,7 +154,7 @@ def block_plan(function: Function, start: int, stop: int) -> list[tuple[int, int
 
 
 def _span_plan(function: Function, start: int, stop: int) -> list[tuple[int, int, bool]]:
-    """block_plan, span by span."""
+    """block_plan, span by span, then its compiled blocks merged in pairs (_merged)."""
     out: list[tuple[int, int, bool]] = []
     a = start
     while a < stop:
@@ -168,6 +174,22 @@ def _span_plan(function: Function, start: int, stop: int) -> list[tuple[int, int
                 b = min(a + BLOCK, stop)
             out.append((a, b, False))
         a = b
+    return _merged(function, out)
+
+
+def _merged(function: Function, plan: list[Entry]) -> list[Entry]:
+    """Each two consecutive blocks of COMPILED_BLOCK that make an aligned MERGED_BLOCK whose
+    reference one compiled loop computes, as one block."""
+    out: list[Entry] = []
+    for a, b, known in plan:
+        if out and not known and b - a == COMPILED_BLOCK:
+            first, end, before_known = out[-1]
+            if (not before_known and end == a and end - first == COMPILED_BLOCK
+                    and first % MERGED_BLOCK == 0 and reference.one_compiled_run(
+                        function, FLOAT32.value_of(first), FLOAT32.value_of(b - 1))):
+                out[-1] = (first, b, False)
+                continue
+        out.append((a, b, known))
     return out
 
 
