@@ -8,12 +8,15 @@ import pytest
 
 from gelucheck.backends import load_user
 from gelucheck.functions import ERF, FUNCTIONS, get_function
-from gelucheck.sweep import chunk, mirror, reference, runner
+from gelucheck.sweep import chunk, loops, mirror, reference, runner
 from gelucheck.sweep.constants import ERF_FAR
 from gelucheck.sweep.stats import merge_all, results
 from sweep_support import plain
 
 SIGN = mirror.SIGN
+# erf's sweep reference is compiled: its tests sweep nothing without numba
+compiled = pytest.mark.skipif(loops.kernels() is None, reason="the erf family's sweep "
+                              "reference is compiled (numba): pip install 'gelucheck[fast]'")
 # positive tasks (each paired with its mirror): blocks about 1, whose negative first block
 # holds -1 and so two regions; the subnormals, whose negative first block holds -0 (in [0, 1)
 # as +0 is); blocks of erf's series
@@ -45,6 +48,7 @@ def blocks_computed(monkeypatch):
     return seen
 
 
+@compiled
 @pytest.mark.parametrize("names", [
     ("erf_odd",), ("erff_one_up",), ("erf_odd_but_one",), ("erf_odd_in_one_buffer",),
     ("erf_is_its_input",), ("erf_odd", "erff_one_up"), ("erff_one_up", "erf_odd_in_one_buffer"),
@@ -57,6 +61,7 @@ def test_a_job_gives_each_task_the_figures_it_has_alone(names):
             [plain(c) for c in alone]
 
 
+@compiled
 def test_the_negative_blocks_of_an_odd_implementation_need_no_reference(blocks_computed):
     impls = _impls("erf_odd")
     for task in TASKS:
@@ -67,6 +72,7 @@ def test_the_negative_blocks_of_an_odd_implementation_need_no_reference(blocks_c
     assert sorted(s for s in blocks_computed if s < SIGN) == sorted(positive)
 
 
+@compiled
 @pytest.mark.parametrize("name", ["erff_one_up", "erf_odd_in_one_buffer", "erf_is_its_input"])
 def test_an_implementation_not_odd_or_whose_outputs_are_rewritten_is_measured(
         blocks_computed, name):
@@ -79,6 +85,7 @@ def test_an_implementation_not_odd_or_whose_outputs_are_rewritten_is_measured(
     assert sorted(s for s in blocks_computed if s >= SIGN) == negative
 
 
+@compiled
 def test_one_output_not_odd_past_the_first_ones_is_measured(blocks_computed):
     """The mirror's test reads every output: one flaw 1000 outputs into a block is found
     and that block measured, its worst input the flaw."""
@@ -91,6 +98,7 @@ def test_one_output_not_odd_past_the_first_ones_is_measured(blocks_computed):
     assert whole.worst_bits == NOT_ODD_AT and whole.max_ulp > 0.5
 
 
+@compiled
 def test_a_mirrored_block_moves_every_encoding_and_negates_the_exact_value():
     task = (0x3D000000, 0x3D040000)
     impls = _impls("erff_one_up")  # not correctly rounded: a worst input that is not the first
@@ -125,6 +133,7 @@ def _sample_of_every_part(function):
     return np.unique(np.array(x, dtype=np.float32))
 
 
+@compiled
 @pytest.mark.parametrize("function", [f for f in FUNCTIONS.values()
                                       if f.no_sweep is None and reference.spec(f).mirrored])
 def test_a_mirrored_reference_is_odd_bit_for_bit(function):
@@ -173,6 +182,7 @@ def test_the_tasks_of_a_function_not_mirrored_are_not_paired():
         chunk.evaluate_job(_impls("erf_odd"), "erfc", _job(task))
 
 
+@compiled
 def test_a_sweep_pairs_its_tasks_and_resumes_from_either_half(tmp_path, monkeypatch):
     """runner.sweep over two mirrored tasks: one job, the figures of the tasks measured
     alone; with a checkpoint that holds the negative task only, the positive runs alone
@@ -208,6 +218,7 @@ _SPEC = [{"kind": "user", "impl": "sweep_impls:erf_odd", "function": "erf",
           "framework": "numpy", "device": "cpu"}]
 
 
+@compiled
 def test_a_dask_worker_runs_a_job_of_two_tasks_as_evaluate_job_does():
     """cluster.run_job, what each Dask worker runs: a pair's two results, in order."""
     from gelucheck.sweep import cluster, worker
@@ -219,6 +230,7 @@ def test_a_dask_worker_runs_a_job_of_two_tasks_as_evaluate_job_does():
     assert [plain(c) for c in got] == [plain(chunk.evaluate(impls, ERF, *t)) for t in _job(task)]
 
 
+@compiled
 @pytest.mark.slow  # a local Dask cluster: seconds
 def test_a_sweep_on_dask_pairs_its_tasks_with_the_same_figures(monkeypatch):
     pytest.importorskip("distributed", reason="dask.distributed is not installed: pip "
@@ -231,3 +243,26 @@ def test_a_sweep_on_dask_pairs_its_tasks_with_the_same_figures(monkeypatch):
     here = runner.sweep(_SPEC, "erf", (0, 1 << 32), workers=1, progress=False)
     assert on_dask[0].engine["name"] == "dask" and on_dask[0].engine["tasks"] == 4
     assert on_dask[0].figures == here[0].figures and on_dask[0].histogram == here[0].histogram
+
+
+@pytest.mark.parametrize("without_numba", [True, False])
+def test_the_test_of_opposite_outputs_finds_any_difference(without_numba, monkeypatch):
+    """Outputs and their negation bit for bit pass; a sign left alone, a last bit off, a NaN
+    of the same sign anywhere, or a strided array fail - by NumPy's passes without numba as
+    by the compiled loop (kernels.opposite)."""
+    if without_numba:
+        monkeypatch.setattr(loops, "kernels", lambda: None)
+    elif loops.kernels() is None:
+        pytest.skip("numba is not installed: pip install 'gelucheck[fast]'")
+    y = np.linspace(-3, 3, 1001, dtype=np.float32)
+    y[[0, 500]] = (np.nan, 0.0)
+    bits = y.view(np.uint32)
+    negated = bits ^ np.uint32(SIGN)
+    assert mirror._opposite(bits, negated) and mirror._opposite(negated, bits)
+    for at in (0, 1, 500, 999, 1000):
+        for broken in (negated[at] ^ np.uint32(SIGN), negated[at] ^ np.uint32(1)):
+            other = negated.copy()
+            other[at] = broken
+            assert not mirror._opposite(bits, other), (at, hex(broken))
+    wide = np.repeat(negated, 2)[::2]  # the same values, strided
+    assert mirror._opposite(bits, wide) and not mirror._opposite(bits[::2], negated[1::2])
