@@ -13,7 +13,8 @@ pytest.importorskip("numba", reason="the compiled loops are numba's")
 
 # In a fresh process (numba's dispatchers load per process): warm the function's loops, then
 # evaluate a short block at the start of every binade of both signs - every part of the
-# reference, the closed forms and the replays - and print the loops that gained a signature.
+# reference, the closed forms and the replays, and for a mirrored reference each positive
+# block with its mirror - and print the loops that gained a signature.
 _WARM_THEN_SWEEP = """
 import json, sys
 from numba.core.registry import CPUDispatcher
@@ -36,6 +37,10 @@ before = loaded()
 for start in range(0, 1 << 32, 1 << 23):
     for a, b in chunk.finite_ranges(start, start + 256):
         chunk.evaluate(impls, function, a, b)
+if reference.spec(chunk.get_function(function)).mirrored:  # a job and its mirror's test
+    for start in range(0, 0x7F800000, 1 << 23):
+        chunk.evaluate_job(impls, function, ((start, start + 256),
+                                             (start | 1 << 31, (start + 256) | 1 << 31)))
 print(json.dumps(sorted(k for k, n in loaded().items() if n != before.get(k))))
 """
 

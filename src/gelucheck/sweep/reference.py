@@ -232,5 +232,6 @@ def warm(functions: Iterable[str | Function] | None = None) -> float | None:
         compiled.near_product(y_bits, np.uint32(1), np.float32(1), delta)
         compiled.product_deltas(y_bits, np.uint32(1), np.float32(1), delta)
         compiled.all_non_finite(y_bits)
-        compiled.opposite(y_bits, y_bits.copy())
+        for other in (read_only, read_only.copy()):  # a kept positive block's, either kind
+            compiled.opposite(y_bits, other.view(np.uint32))
     return time.perf_counter() - begun
