@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from gelucheck.errors import GelucheckError
-from gelucheck.functions import FUNCTIONS, get_function
+from gelucheck.functions import get_function, sweepable
 from gelucheck.sweep import chunk, loops, proof_table, proofs, reference
 from gelucheck.sweep.inputs import KNOWN_SPAN, encodings
 from gelucheck.sweep.runner import parse_range, tasks
@@ -47,10 +47,10 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=proof_table.PATH)
     parser.add_argument("--workers", type=int, default=multiprocessing.cpu_count())
     args = parser.parse_args()
-    sweepable = [f.name for f in FUNCTIONS.values() if f.no_sweep is None]
-    names = args.functions or sweepable
-    if unknown := sorted(set(names) - set(sweepable)):
-        sys.exit(f"not sweepable: {', '.join(unknown)}; choose from {', '.join(sweepable)}")
+    choices = [f.name for f in sweepable()]
+    names = args.functions or choices
+    if unknown := sorted(set(names) - set(choices)):
+        sys.exit(f"not sweepable: {', '.join(unknown)}; choose from {', '.join(choices)}")
     if loops.kernels() is None:
         sys.exit("needs numba (pip install 'gelucheck[fast]'): the table holds the compiled "
                  "loops' doubts")

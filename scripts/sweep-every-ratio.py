@@ -18,7 +18,7 @@ import sys
 
 from gelucheck.backends.registry import select
 from gelucheck.errors import UsageError, refuse_repeats
-from gelucheck.functions import FUNCTIONS, get_function
+from gelucheck.functions import get_function, sweepable
 from gelucheck.sweep.runner import parse_range
 
 # the profile's last figures line: "  total 0.0174 = 1.63 x the implementations' own time; ..."
@@ -26,13 +26,9 @@ TOTAL = re.compile(r"^  total ([\d.]+) = ([\d.]+) x the implementations' own tim
 OWN = re.compile(r"^  \S+: implementation ([\d.]+), comparison", re.M)
 
 
-def sweepable() -> list[str]:
-    return [name for name, f in FUNCTIONS.items() if f.no_sweep is None]
-
-
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--function", action="append", choices=sweepable(),
+    parser.add_argument("--function", action="append", choices=[f.name for f in sweepable()],
                         help="a function to sweep (repeatable; default: every sweepable one)")
     parser.add_argument("--backend", action="append",
                         help="a backend whose implementations to sweep (repeatable; default: all)")
@@ -56,7 +52,7 @@ def profile(spec: str, function: str, span: str | None) -> tuple[float, float, f
 
 def main(argv: list[str]) -> int:
     args = parse(argv)
-    functions = [get_function(f) for f in args.function or sweepable()]
+    functions = [get_function(f) for f in args.function] if args.function else sweepable()
     try:  # each refusal before the first sweep, as the sweep's own
         refuse_repeats("--function", args.function)
         refuse_repeats("--backend", args.backend)

@@ -174,12 +174,12 @@ def test_a_whole_known_task_is_planned_as_its_spans_merge():
     once: the plan is the one made span by span, for every task of 2^24 of every sweepable
     function (the far left, the right, the tiny binades and the middle alike), and for
     ranges that begin or end inside a span."""
-    from gelucheck.functions import FUNCTIONS
+    from gelucheck.functions import sweepable
 
     ranges = [(a, min(a + (1 << 24), b)) for a, b in chunk.finite_ranges()
               for a in range(a, b, 1 << 24)]
     ranges += [(0x41C01234, 0x41C01234 + 3 * chunk.KNOWN_SPAN), (0x2B800001, 0x2B900000)]
-    for f in (f for f in FUNCTIONS.values() if f.no_sweep is None):
+    for f in sweepable():
         for start, stop in ranges:
             assert chunk.block_plan(f, start, stop) == chunk._span_plan(f, start, stop), (
                 f.name, hex(start))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from gelucheck.backends import load_user
-from gelucheck.functions import ERF, FUNCTIONS, get_function
+from gelucheck.functions import ERF, get_function, sweepable
 from gelucheck.sweep import chunk, loops, mirror, reference, runner
 from gelucheck.sweep.constants import ERF_FAR
 from gelucheck.sweep.stats import merge_all, results
@@ -134,8 +134,7 @@ def _sample_of_every_part(function):
 
 
 @compiled
-@pytest.mark.parametrize("function", [f for f in FUNCTIONS.values()
-                                      if f.no_sweep is None and reference.spec(f).mirrored])
+@pytest.mark.parametrize("function", [f for f in sweepable() if reference.spec(f).mirrored])
 def test_a_mirrored_reference_is_odd_bit_for_bit(function):
     """SweepSpec.mirrored's claim, held to the loops: v, unit and doubt at -x are -v, unit
     and doubt at x, at both edges of every part - and the function itself is odd."""
@@ -151,8 +150,7 @@ def test_a_mirrored_reference_is_odd_bit_for_bit(function):
 
 def test_only_erf_is_mirrored():
     """Φ, GELU, their derivatives and erfc are not odd: their tasks run alone."""
-    assert [f.name for f in FUNCTIONS.values()
-            if f.no_sweep is None and reference.spec(f).mirrored] == ["erf"]
+    assert [f.name for f in sweepable() if reference.spec(f).mirrored] == ["erf"]
 
 
 def test_jobs_pair_a_task_with_its_mirror_where_both_are_pending():

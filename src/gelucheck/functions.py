@@ -163,6 +163,12 @@ FUNCTIONS: dict[str, Function] = {f.name: f for f in (PHI, GELU, GELU_TANH, PHI_
                                                        GELU_GRAD, GELU_TANH_GRAD, ERF, ERFC)}
 
 
+def sweepable() -> list[Function]:
+    """The rows the exhaustive float32 sweep has a proven fast reference for (``no_sweep``
+    None), in FUNCTIONS' order."""
+    return [f for f in FUNCTIONS.values() if f.no_sweep is None]
+
+
 def derivative(function: str | Function) -> Function | None:
     """The row of a function's derivative (gelu -> gelu_grad), None where there is none."""
     name = get_function(function).name

@@ -15,7 +15,7 @@ from typing import Protocol, cast
 import numpy as np
 
 from ..errors import UsageError
-from ..functions import FUNCTIONS, Function, get_function
+from ..functions import Function, get_function, sweepable
 from . import loops, proof_table
 from .proofs import resolve_all
 
@@ -206,7 +206,7 @@ def warm(functions: Iterable[str | Function] | None = None) -> float | None:
     if loops.kernels() is None:
         return None
     begun = time.perf_counter()
-    wanted = ([f for f in FUNCTIONS.values() if f.no_sweep is None] if functions is None
+    wanted = (sweepable() if functions is None
               else [get_function(f) for f in functions])
     by_module: dict[str, tuple[SweepReference, list[Function]]] = {}
     for function in wanted:
